@@ -1,0 +1,30 @@
+"""Companion library of *Positional Encoding, Interactively*.
+
+One module per idea: ``encodings`` (sinusoidal, RoPE, ALiBi, learned),
+``attention`` (written-out attention, permutations), ``demos`` (small seeded
+models the chapters take apart), ``plots`` (one look for all figures),
+``widgets`` (explorers for a running kernel) and ``checks`` (exercise
+self-checks). Chapters derive a thing by hand, then assert it equals the
+library version here, which later chapters import.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+__all__ = ["setup"]
+
+
+def setup(seed: int = 0, num_threads: int = 1) -> None:
+    """Make a notebook deterministic and give its figures the book's look.
+
+    Seeds torch's global generator, fixes the number of CPU threads (results
+    of floating-point reductions can depend on it) and applies
+    ``book.plots.use_style()``. Every chapter's setup cell calls this.
+    """
+    import torch
+
+    from .plots import use_style
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(num_threads)
+    use_style()

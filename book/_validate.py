@@ -1,0 +1,100 @@
+"""Argument checks shared by the public functions of `book`.
+
+Every public function validates its arguments once, at the boundary, with
+these helpers, so that bad input fails with a message that names the
+parameter and the rule (``ValueError: d_model must be even, got 7``) instead
+of a shape error from deep inside torch.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import torch
+
+__all__ = [
+    "check_positive_int",
+    "check_even",
+    "check_base",
+    "check_choice",
+    "check_float_tensor",
+    "check_position_tensor",
+]
+
+
+def check_positive_int(name: str, value: Any) -> int:
+    """Return ``value`` as an ``int`` if it is an integer >= 1, else raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer (>= 1), got {value}")
+    return int(value)
+
+
+def check_even(name: str, value: Any) -> int:
+    """Return ``value`` as an ``int`` if it is a positive even integer, else raise."""
+    value = check_positive_int(name, value)
+    if value % 2:
+        raise ValueError(
+            f"{name} must be even (positions are encoded in (sin, cos) pairs), got {value}"
+        )
+    return value
+
+
+def check_base(value: Any, name: str = "base") -> float:
+    """Return the frequency base as a ``float`` if it is a finite number > 1, else raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value <= 1.0:
+        raise ValueError(
+            f"{name} must be a finite number > 1 (so that wavelengths grow with "
+            f"the dimension index), got {value}"
+        )
+    return value
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise naming the options."""
+    if value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def check_float_tensor(name: str, x: Any, *, min_dim: int = 1) -> torch.Tensor:
+    """Check that ``x`` is a real floating-point tensor with at least ``min_dim`` dims."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(
+            f"{name} must have a floating-point dtype (float16/bfloat16/float32/"
+            f"float64), got {x.dtype}"
+        )
+    if x.dim() < min_dim:
+        raise ValueError(
+            f"{name} must have at least {min_dim} dimensions, got shape {tuple(x.shape)}"
+        )
+    return x
+
+
+def check_position_tensor(name: str, positions: Any, *, allow_float: bool) -> torch.Tensor:
+    """Turn ``positions`` (tensor or sequence of numbers) into a tensor and check its dtype.
+
+    Integer dtypes are always accepted; floating dtypes only if ``allow_float``.
+    Booleans and complex numbers are rejected.
+    """
+    if not isinstance(positions, torch.Tensor):
+        try:
+            positions = torch.as_tensor(positions)
+        except (TypeError, ValueError, RuntimeError) as err:
+            raise TypeError(
+                f"{name} must be a tensor or a sequence of numbers, got {type(positions).__name__}"
+            ) from err
+    if positions.dtype == torch.bool or positions.is_complex():
+        raise TypeError(f"{name} must hold integer positions, got dtype {positions.dtype}")
+    if positions.is_floating_point() and not allow_float:
+        raise TypeError(f"{name} must have an integer dtype (e.g. torch.long), got {positions.dtype}")
+    return positions

@@ -1,0 +1,355 @@
+"""Positional encodings: sinusoidal, rotary (RoPE), ALiBi and learned tables.
+
+Conventions used throughout the book (and tested in ``tests/test_encodings.py``):
+
+* ``d`` (``d_model``) is the model width, ``p`` a position, ``k`` an offset,
+  and ``w_i = base^(-2i/d)`` for ``i = 0 .. d/2 - 1`` the angular frequencies.
+* Sinusoidal layout ``"interleaved"`` (the default) is the one written in
+  Vaswani et al. (2017), section 3.5: ``PE[p, 2i] = sin(p w_i)`` and
+  ``PE[p, 2i+1] = cos(p w_i)``. Layout ``"concat"`` puts all sines first,
+  ``[sin(p w_0) .. sin(p w_{d/2-1}) | cos(p w_0) .. cos(p w_{d/2-1})]``, as
+  tensor2tensor and fairseq do; it is a fixed column permutation of the
+  interleaved table (``layout_permutation``).
+* RoPE layout ``"interleaved"`` (the default) rotates the pairs
+  ``(2i, 2i+1)``, as in RoFormer (Su et al., 2021) and Meta's Llama code;
+  layout ``"half"`` rotates the pairs ``(i, i + d/2)``, as in GPT-NeoX and
+  Llama in Hugging Face transformers ("rotate_half").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, Sequence
+
+import torch
+from torch import nn
+
+from ._validate import (
+    check_base,
+    check_choice,
+    check_even,
+    check_float_tensor,
+    check_position_tensor,
+    check_positive_int,
+)
+
+__all__ = [
+    "frequencies",
+    "sinusoidal",
+    "sinusoidal_at",
+    "layout_permutation",
+    "apply_rope",
+    "alibi_slopes",
+    "alibi_bias",
+    "LearnedPositionalEmbedding",
+]
+
+SinusoidalLayout = Literal["interleaved", "concat"]
+RopeLayout = Literal["interleaved", "half"]
+
+
+def frequencies(d_model: int, *, base: float = 10000.0) -> torch.Tensor:
+    """Angular frequencies of the sinusoidal encoding and of RoPE.
+
+    Equation: ``w_i = base^(-2i/d)`` for ``i = 0 .. d/2 - 1`` (Vaswani et al.,
+    2017, section 3.5, where ``base = 10000``; Su et al., 2021, eq. 15, use the
+    same ``theta_i``). The wavelengths ``2*pi / w_i`` form a geometric
+    progression from ``2*pi`` up to (just below) ``base * 2*pi``.
+
+    Args:
+        d_model: model width ``d``; must be a positive even integer.
+        base: the constant 10000 of the paper; must be a finite number > 1.
+
+    Returns:
+        float64 tensor of shape ``(d_model // 2,)``, decreasing from ``w_0 = 1``.
+
+    Raises:
+        TypeError: if ``d_model`` is not an integer or ``base`` not a real number.
+        ValueError: if ``d_model`` is not positive and even, or ``base <= 1``.
+    """
+    d_model = check_even("d_model", d_model)
+    base = check_base(base)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    return torch.pow(torch.tensor(base, dtype=torch.float64), -two_i / d_model)
+
+
+def sinusoidal_at(
+    positions: torch.Tensor | Sequence[float],
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    layout: SinusoidalLayout = "interleaved",
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """Sinusoidal encoding of arbitrary (integer or real) positions.
+
+    Equation (Vaswani et al., 2017, section 3.5), with ``w_i = base^(-2i/d)``::
+
+        interleaved: PE[p, 2i] = sin(p * w_i),  PE[p, 2i+1] = cos(p * w_i)
+        concat:      PE[p, i]  = sin(p * w_i),  PE[p, d/2 + i] = cos(p * w_i)
+
+    The angles ``p * w_i`` and their sines are computed in float64 and cast to
+    ``dtype`` at the end, so that large positions stay accurate.
+
+    Args:
+        positions: tensor (or sequence) of positions, any shape, integer or float.
+        d_model: model width ``d``; positive and even.
+        base: frequency base (> 1), 10000 in the paper.
+        layout: ``"interleaved"`` (paper) or ``"concat"`` (tensor2tensor, fairseq).
+        dtype: floating dtype of the result.
+
+    Returns:
+        tensor of shape ``(*positions.shape, d_model)`` and dtype ``dtype``.
+
+    Raises:
+        TypeError: for non-numeric positions or a non-floating ``dtype``.
+        ValueError: for odd or non-positive ``d_model``, ``base <= 1`` or an
+            unknown ``layout``.
+    """
+    positions = check_position_tensor("positions", positions, allow_float=True)
+    layout = check_choice("layout", layout, ("interleaved", "concat"))
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+    w = frequencies(d_model, base=base).to(positions.device)
+    angles = positions.to(torch.float64).unsqueeze(-1) * w  # (..., d/2)
+    sin, cos = torch.sin(angles), torch.cos(angles)
+    if layout == "interleaved":
+        pe = torch.stack((sin, cos), dim=-1).flatten(-2)
+    else:
+        pe = torch.cat((sin, cos), dim=-1)
+    return pe.to(dtype)
+
+
+def sinusoidal(
+    seq_len: int,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    layout: SinusoidalLayout = "interleaved",
+) -> torch.Tensor:
+    """The sinusoidal positional-encoding table for positions ``0 .. seq_len - 1``.
+
+    Equation (Vaswani et al., 2017, section 3.5)::
+
+        PE[p, 2i]   = sin(p / base^(2i/d))
+        PE[p, 2i+1] = cos(p / base^(2i/d))
+
+    (``layout="interleaved"``, the default). ``layout="concat"`` gives
+    ``[sin(p w_0) .. sin(p w_{d/2-1}) | cos(p w_0) .. cos(p w_{d/2-1})]``, the
+    same numbers with columns permuted by ``layout_permutation(d_model)``.
+    Angles are formed in float64 and the table is cast to float32.
+
+    Args:
+        seq_len: number of positions; a positive integer.
+        d_model: model width ``d``; a positive even integer.
+        base: frequency base (> 1); 10000 in the paper.
+        layout: ``"interleaved"`` or ``"concat"``.
+
+    Returns:
+        float32 tensor of shape ``(seq_len, d_model)`` with entries in [-1, 1].
+
+    Raises:
+        TypeError / ValueError: as ``sinusoidal_at``, and for ``seq_len < 1``.
+    """
+    seq_len = check_positive_int("seq_len", seq_len)
+    return sinusoidal_at(torch.arange(seq_len), d_model, base=base, layout=layout)
+
+
+def layout_permutation(d_model: int) -> torch.Tensor:
+    """Column permutation that turns the interleaved sin/cos layout into ``concat``.
+
+    ``sinusoidal(n, d, layout="concat") == sinusoidal(n, d)[:, layout_permutation(d)]``:
+    the permutation lists the even columns (the sines) and then the odd ones
+    (the cosines), ``[0, 2, 4, .., d-2, 1, 3, .., d-1]``. Its inverse,
+    ``torch.argsort(layout_permutation(d))``, goes back.
+
+    Args:
+        d_model: model width; positive and even.
+
+    Returns:
+        int64 tensor of shape ``(d_model,)``.
+    """
+    d_model = check_even("d_model", d_model)
+    return torch.cat((torch.arange(0, d_model, 2), torch.arange(1, d_model, 2)))
+
+
+def apply_rope(
+    x: torch.Tensor,
+    positions: torch.Tensor | Sequence[float] | None = None,
+    *,
+    base: float = 10000.0,
+    layout: RopeLayout = "interleaved",
+) -> torch.Tensor:
+    """Rotary position embedding: rotate each pair of features by ``p * w_i``.
+
+    Equation (Su et al., 2021, RoFormer, eq. 14-15): for every position ``p``
+    and pair ``(a, b)`` with frequency ``w_i = base^(-2i/d)``::
+
+        (a, b) -> (a cos(p w_i) - b sin(p w_i),  a sin(p w_i) + b cos(p w_i))
+
+    Layout ``"interleaved"`` pairs features ``(2i, 2i+1)`` (RoFormer, Meta's
+    Llama code, torchtune); ``"half"`` pairs ``(i, i + d/2)`` (GPT-NeoX, Llama
+    in Hugging Face transformers). Applied to queries and keys, the score
+    ``<rope(q, m), rope(k, n)>`` depends on the positions only through ``m - n``.
+    Angles are formed in float64; the rotation runs in ``x``'s dtype.
+
+    Args:
+        x: floating tensor of shape ``(..., seq_len, d)`` with ``d`` even.
+        positions: positions of the ``seq_len`` rows, default ``0 .. seq_len-1``.
+            Shape ``(seq_len,)`` or any shape ending in ``seq_len`` that
+            broadcasts to ``x.shape[:-1]`` (for per-sequence offsets). Integer
+            positions, offsets and gaps all work; real-valued positions are
+            accepted too (position interpolation, chapter 9).
+        base: frequency base (> 1); 10000 in RoFormer, 500000 in Llama 3.
+        layout: ``"interleaved"`` or ``"half"``.
+
+    Returns:
+        tensor with the shape, dtype and device of ``x``.
+
+    Raises:
+        TypeError: if ``x`` is not a floating tensor or positions are not numeric.
+        ValueError: if ``x`` has fewer than 2 dims, an odd last dimension, or
+            positions whose shape does not fit ``x``.
+    """
+    x = check_float_tensor("x", x, min_dim=2)
+    d, seq_len = x.shape[-1], x.shape[-2]
+    if d % 2:
+        raise ValueError(f"the last dimension of x must be even (features are rotated in pairs), got {d}")
+    layout = check_choice("layout", layout, ("interleaved", "half"))
+    if positions is None:
+        positions = torch.arange(seq_len, device=x.device)
+    positions = check_position_tensor("positions", positions, allow_float=True)
+    _check_positions_fit(positions, x)
+    w = frequencies(d, base=base).to(x.device)
+    angles = positions.to(device=x.device, dtype=torch.float64).unsqueeze(-1) * w
+    cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
+    if layout == "interleaved":
+        a, b = x[..., 0::2], x[..., 1::2]
+        return torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)
+    a, b = x[..., : d // 2], x[..., d // 2 :]
+    return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+
+
+def _check_positions_fit(positions: torch.Tensor, x: torch.Tensor) -> None:
+    lead = tuple(x.shape[:-1])
+    if positions.dim() == 0 or positions.shape[-1] != lead[-1]:
+        raise ValueError(
+            f"positions must end in the sequence length {lead[-1]} of x, got shape "
+            f"{tuple(positions.shape)}"
+        )
+    try:
+        fits = torch.broadcast_shapes(positions.shape, lead) == lead
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"positions of shape {tuple(positions.shape)} must broadcast to "
+            f"x.shape[:-1] = {lead}"
+        )
+
+
+def alibi_slopes(n_heads: int) -> torch.Tensor:
+    """The head-specific slopes ``m_h`` of ALiBi (Press et al., 2022, section 3).
+
+    For ``n`` a power of two, the slopes are the geometric sequence
+    ``m_h = 2^(-8h/n)`` for ``h = 1 .. n`` (8 heads: 1/2, 1/4, .., 1/256).
+    For other ``n``, Press et al.'s reference code takes the ``2^floor(log2 n)``
+    slopes of the nearest smaller power of two and fills the remaining heads
+    with every other slope of the sequence for twice that power
+    (12 heads: the 8-head slopes, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5).
+
+    Args:
+        n_heads: number of attention heads, >= 1.
+
+    Returns:
+        float32 tensor of shape ``(n_heads,)``, all in (0, 1).
+
+    Raises:
+        TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
+    """
+    n_heads = check_positive_int("n_heads", n_heads)
+    return torch.tensor(_alibi_slope_list(n_heads), dtype=torch.float64).to(torch.float32)
+
+
+def _alibi_slope_list(n: int) -> list[float]:
+    def power_of_two(m: int) -> list[float]:
+        return [2.0 ** (-8.0 * h / m) for h in range(1, m + 1)]
+
+    if n & (n - 1) == 0:
+        return power_of_two(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_two(closest) + _alibi_slope_list(2 * closest)[0::2][: n - closest]
+
+
+def alibi_bias(n_heads: int, seq_len: int) -> torch.Tensor:
+    """The ALiBi attention bias ``B[h, i, j] = -m_h * |i - j|`` (Press et al., 2022).
+
+    The bias is added to the attention scores ``q_i . k_j / sqrt(d)`` before the
+    softmax; no vector is added to the token embeddings. This is the symmetric
+    form; with a causal mask only ``j <= i`` is used, where it equals Press et
+    al.'s ``-m_h * (i - j)``.
+
+    Args:
+        n_heads: number of heads (>= 1); slopes from ``alibi_slopes``.
+        seq_len: sequence length (>= 1).
+
+    Returns:
+        float32 tensor of shape ``(n_heads, seq_len, seq_len)``, zero on the
+        diagonal and negative elsewhere.
+    """
+    slopes = alibi_slopes(n_heads)
+    seq_len = check_positive_int("seq_len", seq_len)
+    pos = torch.arange(seq_len)
+    distance = (pos[:, None] - pos[None, :]).abs().to(torch.float32)
+    return -slopes[:, None, None] * distance
+
+
+class LearnedPositionalEmbedding(nn.Module):
+    """A learned table of position vectors, as in BERT (Devlin et al., 2019) and GPT-2.
+
+    Equation: ``P[p] = W[p]`` for a trainable ``W`` of shape ``(max_len, d_model)``,
+    added to the token embeddings. The table is initialised from ``N(0, 0.02^2)``,
+    as in BERT and GPT-2. Positions outside ``[0, max_len)`` have no vector: the
+    policy here is to raise a ``ValueError`` that says so, rather than index out
+    of range (real models truncate the input or interpolate the table).
+
+    Args:
+        max_len: number of positions with a vector (>= 1).
+        d_model: width of each vector (>= 1).
+
+    Raises:
+        TypeError / ValueError: for non-integer or non-positive sizes.
+    """
+
+    def __init__(self, max_len: int, d_model: int) -> None:
+        super().__init__()
+        self.max_len = check_positive_int("max_len", max_len)
+        self.d_model = check_positive_int("d_model", d_model)
+        self.weight = nn.Parameter(torch.empty(self.max_len, self.d_model))
+        nn.init.normal_(self.weight, mean=0.0, std=0.02)
+
+    def forward(self, positions: torch.Tensor) -> torch.Tensor:
+        """Look up the vectors of ``positions`` (integer tensor, any shape).
+
+        Returns a tensor of shape ``(*positions.shape, d_model)``.
+
+        Raises:
+            TypeError: if ``positions`` is not an integer tensor.
+            ValueError: if a position is negative or ``>= max_len``.
+        """
+        if not isinstance(positions, torch.Tensor):
+            raise TypeError(f"positions must be a torch.Tensor of integers, got {type(positions).__name__}")
+        positions = check_position_tensor("positions", positions, allow_float=False)
+        if positions.numel():
+            lo, hi = int(positions.min()), int(positions.max())
+            if lo < 0 or hi >= self.max_len:
+                bad = lo if lo < 0 else hi
+                raise ValueError(
+                    f"positions must lie in [0, max_len) = [0, {self.max_len}), got {bad}: "
+                    f"a learned table has no vector for a position it was not built with "
+                    f"(truncate the input, or interpolate the table to a larger max_len)"
+                )
+        return nn.functional.embedding(positions, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"max_len={self.max_len}, d_model={self.d_model}"

@@ -1,0 +1,130 @@
+"""One look for every figure in the book.
+
+* Signed values (PE entries, scores, differences): diverging ``RdBu_r``,
+  centred at zero with a symmetric range.
+* Non-negative values (attention weights, distances): ``viridis``.
+* Lines: the Okabe-Ito palette, which stays distinguishable with the common
+  forms of colour blindness.
+* Every axis gets a label with its unit; every panel a title.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+__all__ = ["OKABE_ITO", "SIGNED_CMAP", "POSITIVE_CMAP", "use_style", "heatmap", "order_panels"]
+
+#: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
+SIGNED_CMAP = "RdBu_r"
+POSITIVE_CMAP = "viridis"
+
+
+def use_style() -> None:
+    """Set matplotlib's defaults for the book: sizes that read in the text column
+    at 100 dpi, the Okabe-Ito colour cycle, and no top/right spines."""
+    mpl.rcParams.update(
+        {
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "figure.figsize": (7.0, 3.2),
+            "figure.constrained_layout.use": True,
+            "font.size": 10,
+            "axes.titlesize": 10,
+            "axes.labelsize": 10,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.prop_cycle": mpl.cycler(color=list(OKABE_ITO)),
+            "image.cmap": POSITIVE_CMAP,
+            # Keep PNG bytes stable across runs (no timestamps in metadata).
+            "savefig.bbox": "standard",
+        }
+    )
+
+
+def _as_array(values: torch.Tensor | np.ndarray) -> np.ndarray:
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu().to(torch.float64).numpy()
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"values must be a 2-D matrix, got shape {values.shape}")
+    return values
+
+
+def heatmap(
+    ax: plt.Axes,
+    values: torch.Tensor | np.ndarray,
+    *,
+    signed: bool = True,
+    vmax: float | None = None,
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    xticklabels: Sequence[str] | None = None,
+    yticklabels: Sequence[str] | None = None,
+    colorbar: bool = True,
+    colorbar_label: str = "",
+) -> mpl.image.AxesImage:
+    """Draw a matrix as a heatmap in the book's style.
+
+    Signed data use ``RdBu_r`` on ``[-vmax, vmax]`` (``vmax`` defaults to the
+    largest absolute value), so white is exactly zero; non-negative data use
+    ``viridis`` from 0 to ``vmax``.
+
+    Returns the image, e.g. to share one colorbar between panels.
+    """
+    data = _as_array(values)
+    top = float(np.nanmax(np.abs(data))) if vmax is None else float(vmax)
+    top = top if top > 0 else 1.0
+    cmap, lo = (SIGNED_CMAP, -top) if signed else (POSITIVE_CMAP, 0.0)
+    image = ax.imshow(data, cmap=cmap, vmin=lo, vmax=top, aspect="auto", interpolation="nearest")
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    for labels, axis, set_ticks in (
+        (xticklabels, ax.xaxis, ax.set_xticks),
+        (yticklabels, ax.yaxis, ax.set_yticks),
+    ):
+        if labels is not None:
+            set_ticks(range(len(labels)))
+            axis.set_ticklabels(list(labels))
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label=colorbar_label, shrink=0.9)
+    return image
+
+
+def order_panels(
+    rows: Sequence[tuple[str, torch.Tensor, torch.Tensor]],
+    tokens: Sequence[str],
+    *,
+    xlabel: str = "output feature",
+) -> plt.Figure:
+    """Small multiples comparing each token's output under two token orders.
+
+    ``rows`` holds ``(label, out_a, out_b)`` triples, where ``out_a`` and
+    ``out_b`` are ``(n_tokens, d)`` outputs already aligned token by token
+    (row ``t`` of both belongs to token ``tokens[t]``). Each row of panels shows
+    order A, order B and their difference B - A on one shared colour scale, so
+    an all-white difference panel means the model could not tell the orders apart.
+    """
+    if not rows:
+        raise ValueError("rows must hold at least one (label, out_a, out_b) triple")
+    top = max(float(torch.max(torch.abs(torch.stack((a, b))))) for _, a, b in rows)
+    fig, axes = plt.subplots(len(rows), 3, figsize=(7.0, 1.6 * len(rows) + 0.6), squeeze=False)
+    for r, (label, out_a, out_b) in enumerate(rows):
+        panels = (("order A", out_a), ("order B", out_b), ("B - A", out_b - out_a))
+        for c, (name, values) in enumerate(panels):
+            ax = axes[r, c]
+            image = heatmap(
+                ax, values, vmax=top, colorbar=False, title=f"{label}: {name}",
+                yticklabels=tokens if c == 0 else None,
+                xlabel=xlabel if r == len(rows) - 1 else "",
+            )
+            if c:
+                ax.set_yticks([])
+            ax.set_xticks([])
+    fig.colorbar(image, ax=axes, label="output value", shrink=0.8)
+    return fig

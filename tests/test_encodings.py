@@ -1,0 +1,301 @@
+"""Tests of book.encodings against independent references and invariants."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from book import encodings as enc
+
+EVEN_D = st.integers(1, 48).map(lambda h: 2 * h)
+BASES = st.sampled_from([10.0, 100.0, 10000.0, 500000.0])
+
+
+# ---------------------------------------------------------------- references
+def reference_sinusoidal(seq_len: int, d: int, base: float = 10000.0) -> torch.Tensor:
+    """The paper's formula, entry by entry, in pure Python floats."""
+    rows = []
+    for pos in range(seq_len):
+        row = []
+        for i in range(d // 2):
+            angle = pos / base ** (2 * i / d)
+            row += [math.sin(angle), math.cos(angle)]
+        rows.append(row)
+    return torch.tensor(rows, dtype=torch.float64)
+
+
+def reference_rope_matrix(pos: float, d: int, base: float = 10000.0) -> torch.Tensor:
+    """RoFormer eq. 15: the block-diagonal matrix of 2x2 rotations R(pos * theta_i)."""
+    r = torch.zeros(d, d, dtype=torch.float64)
+    for i in range(d // 2):
+        a = pos * base ** (-2 * i / d)
+        r[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor(
+            [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], dtype=torch.float64
+        )
+    return r
+
+
+def reference_press_slopes(n: int) -> list[float]:
+    """Press et al.'s recursive rule, written from the paper's description."""
+    def pow2(m):
+        start = 2 ** (-(2 ** -(math.log2(m) - 3)))
+        return [start * start**i for i in range(m)]
+
+    if math.log2(n).is_integer():
+        return pow2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return pow2(c) + reference_press_slopes(2 * c)[0::2][: n - c]
+
+
+# ---------------------------------------------------------------- frequencies
+def test_frequencies_formula_and_range():
+    w = enc.frequencies(8)
+    assert w.dtype == torch.float64 and w.shape == (4,)
+    torch.testing.assert_close(w, torch.tensor([1.0, 10000 ** -0.25, 10000 ** -0.5, 10000 ** -0.75], dtype=torch.float64))
+    # Wavelengths 2*pi/w grow geometrically from 2*pi towards base*2*pi.
+    wl = 2 * math.pi / enc.frequencies(512)
+    assert wl[0] == pytest.approx(2 * math.pi)
+    assert float(wl[-1]) < 10000 * 2 * math.pi
+    ratios = wl[1:] / wl[:-1]
+    torch.testing.assert_close(ratios, torch.full_like(ratios, 10000 ** (2 / 512)))
+
+
+# ---------------------------------------------------------------- sinusoidal
+@pytest.mark.parametrize("seq_len,d,base", [(1, 2, 10000.0), (7, 6, 10000.0), (50, 16, 10000.0), (20, 10, 100.0)])
+def test_sinusoidal_matches_paper_formula(seq_len, d, base):
+    pe = enc.sinusoidal(seq_len, d, base=base)
+    assert pe.shape == (seq_len, d) and pe.dtype == torch.float32
+    torch.testing.assert_close(pe, reference_sinusoidal(seq_len, d, base).float())
+
+
+def test_sinusoidal_position_zero_is_sin0_cos0():
+    pe = enc.sinusoidal(3, 8)
+    torch.testing.assert_close(pe[0], torch.tensor([0.0, 1.0] * 4))
+
+
+def test_sinusoidal_large_positions_accurate():
+    """Angles in float64: the float32 table at position 10^6 is within float32 rounding."""
+    pos = 1_000_000
+    pe = enc.sinusoidal_at(torch.tensor([pos]), 64)[0]
+    ref = torch.tensor([f(pos * 10000 ** (-2 * i / 64)) for i in range(32) for f in (math.sin, math.cos)])
+    torch.testing.assert_close(pe.double(), ref.double(), atol=1e-7, rtol=0)
+
+
+def test_sinusoidal_at_matches_table_and_accepts_shapes():
+    pos = torch.tensor([[0, 3], [5, 9]])
+    out = enc.sinusoidal_at(pos, 12)
+    assert out.shape == (2, 2, 12)
+    torch.testing.assert_close(out[1, 1], enc.sinusoidal(10, 12)[9])
+    assert enc.sinusoidal_at([0.5], 4, dtype=torch.float64).dtype == torch.float64
+
+
+def test_concat_layout_definition():
+    pe = enc.sinusoidal(9, 10, layout="concat")
+    ref = reference_sinusoidal(9, 10).float()
+    torch.testing.assert_close(pe[:, :5], ref[:, 0::2])
+    torch.testing.assert_close(pe[:, 5:], ref[:, 1::2])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seq_len=st.integers(1, 200), d=EVEN_D, base=BASES)
+def test_pe_is_bounded(seq_len, d, base):
+    pe = enc.sinusoidal(seq_len, d, base=base)
+    assert pe.abs().max() <= 1.0
+    # Each (sin, cos) pair lies on the unit circle.
+    torch.testing.assert_close(pe[:, 0::2] ** 2 + pe[:, 1::2] ** 2, torch.ones(seq_len, d // 2))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seq_len=st.integers(1, 100), d=EVEN_D, base=BASES)
+def test_layouts_are_a_fixed_permutation(seq_len, d, base):
+    perm = enc.layout_permutation(d)
+    inter = enc.sinusoidal(seq_len, d, base=base)
+    concat = enc.sinusoidal(seq_len, d, base=base, layout="concat")
+    assert torch.equal(concat, inter[:, perm])
+    assert torch.equal(inter, concat[:, torch.argsort(perm)])
+    assert sorted(perm.tolist()) == list(range(d))
+
+
+# ---------------------------------------------------------------- RoPE
+def test_rope_matches_block_diagonal_rotation():
+    torch.manual_seed(0)
+    x = torch.randn(6, 8, dtype=torch.float64)
+    out = enc.apply_rope(x)
+    for p in range(6):
+        torch.testing.assert_close(out[p], reference_rope_matrix(p, 8) @ x[p])
+
+
+def test_rope_interleaved_matches_complex_form():
+    """Pair (x_2i, x_2i+1) as the complex number x_2i + i x_2i+1, times e^{i p w_i}."""
+    torch.manual_seed(1)
+    x = torch.randn(2, 5, 16)
+    z = torch.view_as_complex(x.reshape(2, 5, 8, 2).contiguous())
+    angles = torch.arange(5)[:, None].double() * enc.frequencies(16)
+    rot = torch.polar(torch.ones_like(angles), angles).to(torch.complex64)
+    ref = torch.view_as_real(z * rot).reshape(2, 5, 16)
+    torch.testing.assert_close(enc.apply_rope(x), ref)
+
+
+def test_rope_half_matches_rotate_half_form():
+    """The GPT-NeoX / transformers form: x * cos + rotate_half(x) * sin, cos = [c | c]."""
+    torch.manual_seed(2)
+    x = torch.randn(3, 7, 12)
+    angles = torch.arange(7)[:, None].double() * enc.frequencies(12)
+    cos = torch.cat((angles.cos(), angles.cos()), -1).float()
+    sin = torch.cat((angles.sin(), angles.sin()), -1).float()
+    rotate_half = torch.cat((-x[..., 6:], x[..., :6]), -1)
+    torch.testing.assert_close(enc.apply_rope(x, layout="half"), x * cos + rotate_half * sin)
+
+
+def test_rope_layouts_related_by_feature_permutation():
+    torch.manual_seed(3)
+    x = torch.randn(4, 9, 10)
+    perm = enc.layout_permutation(10)
+    torch.testing.assert_close(enc.apply_rope(x[..., perm], layout="half"), enc.apply_rope(x)[..., perm])
+    # ...and the two layouts genuinely differ on the same input.
+    assert not torch.allclose(enc.apply_rope(x, layout="half"), enc.apply_rope(x))
+
+
+def test_rope_position_zero_is_identity_and_dtype_kept():
+    x = torch.randn(1, 4, dtype=torch.float64)
+    assert torch.equal(enc.apply_rope(x), x)
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        y = enc.apply_rope(torch.randn(3, 5, 8).to(dtype))
+        assert y.dtype == dtype and y.shape == (3, 5, 8)
+
+
+def test_rope_explicit_positions_offsets_gaps_and_batches():
+    torch.manual_seed(4)
+    x = torch.randn(2, 5, 8)
+    # An offset: positions 10..14 equal rotating the table of 0..14 and keeping the tail.
+    long = torch.randn(2, 15, 8)
+    long[:, 10:] = x
+    torch.testing.assert_close(enc.apply_rope(x, torch.arange(10, 15)), enc.apply_rope(long)[:, 10:])
+    # Gaps, and one row of positions per batch element.
+    pos = torch.tensor([[0, 2, 4, 6, 8], [3, 4, 5, 100, 1000]])
+    out = enc.apply_rope(x, pos)
+    for b in range(2):
+        for s in range(5):
+            torch.testing.assert_close(
+                out[b, s].double(), reference_rope_matrix(int(pos[b, s]), 8) @ x[b, s].double(), atol=1e-5, rtol=1e-5
+            )
+
+
+@settings(max_examples=40, deadline=None)
+@given(seq_len=st.integers(1, 40), d=EVEN_D, seed=st.integers(0, 2**16), layout=st.sampled_from(["interleaved", "half"]))
+def test_rope_preserves_norms(seq_len, d, seed, layout):
+    x = torch.randn(2, seq_len, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    y = enc.apply_rope(x, layout=layout)
+    torch.testing.assert_close(y.norm(dim=-1), x.norm(dim=-1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    d=EVEN_D, m=st.integers(0, 5000), n=st.integers(0, 5000), shift=st.integers(-5000, 5000),
+    seed=st.integers(0, 2**16), layout=st.sampled_from(["interleaved", "half"]), base=BASES,
+)
+def test_rope_score_depends_only_on_offset(d, m, n, shift, seed, layout, base):
+    """The same q and k, both shifted by the same amount, give the same score."""
+    g = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(1, d, generator=g, dtype=torch.float64), torch.randn(1, d, generator=g, dtype=torch.float64)
+
+    def score(pq, pk):
+        rq = enc.apply_rope(q, torch.tensor([pq]), base=base, layout=layout)
+        rk = enc.apply_rope(k, torch.tensor([pk]), base=base, layout=layout)
+        return (rq * rk).sum()
+
+    torch.testing.assert_close(score(m + shift, n + shift), score(m, n), atol=1e-9 * d, rtol=1e-9)
+
+
+# ---------------------------------------------------------------- ALiBi
+def test_alibi_slopes_eight_heads_are_halves():
+    assert alibi_list(8) == [1 / 2**h for h in range(1, 9)]
+
+
+def alibi_list(n):
+    return enc.alibi_slopes(n).tolist()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 40, 64, 96])
+def test_alibi_slopes_follow_press_rule(n):
+    s = enc.alibi_slopes(n)
+    assert s.shape == (n,) and s.dtype == torch.float32
+    torch.testing.assert_close(s, torch.tensor(reference_press_slopes(n), dtype=torch.float32))
+    assert torch.all((s > 0) & (s < 1))
+
+
+def test_alibi_twelve_heads():
+    expected = [2.0**-h for h in range(1, 9)] + [2.0**-0.5, 2.0**-1.5, 2.0**-2.5, 2.0**-3.5]
+    torch.testing.assert_close(enc.alibi_slopes(12), torch.tensor(expected))
+
+
+def test_alibi_bias_entries():
+    b = enc.alibi_bias(4, 6)
+    assert b.shape == (4, 6, 6) and b.dtype == torch.float32
+    m = enc.alibi_slopes(4)
+    for h in range(4):
+        for i in range(6):
+            for j in range(6):
+                assert float(b[h, i, j]) == pytest.approx(-float(m[h]) * abs(i - j))
+    assert torch.equal(b, b.transpose(-1, -2))
+
+
+# ---------------------------------------------------------------- learned
+def test_learned_embedding_lookup_shape_and_grad():
+    torch.manual_seed(0)
+    emb = enc.LearnedPositionalEmbedding(16, 8)
+    pos = torch.tensor([[0, 1, 15], [3, 3, 4]])
+    out = emb(pos)
+    assert out.shape == (2, 3, 8)
+    torch.testing.assert_close(out[0, 2], emb.weight[15])
+    out.sum().backward()
+    assert emb.weight.grad is not None and float(emb.weight.grad[15].abs().sum()) > 0
+    assert 0.01 < float(emb.weight.detach().std()) < 0.03
+    assert "max_len=16" in repr(emb)
+
+
+@pytest.mark.parametrize("bad", [16, 100, -1])
+def test_learned_embedding_out_of_range_names_max_len(bad):
+    emb = enc.LearnedPositionalEmbedding(16, 8)
+    with pytest.raises(ValueError, match=r"max_len\) = \[0, 16\).*got " + str(bad)):
+        emb(torch.tensor([0, bad]))
+
+
+# ---------------------------------------------------------------- bad input
+BAD_INPUTS = [
+    (lambda: enc.sinusoidal(10, 7), ValueError, "d_model must be even"),
+    (lambda: enc.sinusoidal(0, 8), ValueError, "seq_len must be a positive integer"),
+    (lambda: enc.sinusoidal(-3, 8), ValueError, "seq_len must be a positive integer"),
+    (lambda: enc.sinusoidal(4.0, 8), TypeError, "seq_len must be an integer"),
+    (lambda: enc.sinusoidal(4, 8, base=1.0), ValueError, "base must be a finite number > 1"),
+    (lambda: enc.sinusoidal(4, 8, base=float("nan")), ValueError, "base must be a finite number > 1"),
+    (lambda: enc.sinusoidal(4, 8, layout="half"), ValueError, "layout must be one of 'interleaved', 'concat'"),
+    (lambda: enc.sinusoidal_at(torch.tensor([True]), 8), TypeError, "positions must hold integer positions"),
+    (lambda: enc.sinusoidal_at([1], 8, dtype=torch.int64), TypeError, "dtype must be a floating-point"),
+    (lambda: enc.frequencies(0), ValueError, "d_model must be a positive integer"),
+    (lambda: enc.frequencies(True), TypeError, "d_model must be an integer"),
+    (lambda: enc.layout_permutation(5), ValueError, "d_model must be even"),
+    (lambda: enc.apply_rope(torch.randn(4, 7)), ValueError, "last dimension of x must be even"),
+    (lambda: enc.apply_rope(torch.randn(8)), ValueError, "x must have at least 2 dimensions"),
+    (lambda: enc.apply_rope(torch.ones(4, 8, dtype=torch.long)), TypeError, "x must have a floating-point dtype"),
+    (lambda: enc.apply_rope([[1.0, 2.0]]), TypeError, "x must be a torch.Tensor"),
+    (lambda: enc.apply_rope(torch.randn(4, 8), torch.arange(5)), ValueError, "positions must end in the sequence length 4"),
+    (lambda: enc.apply_rope(torch.randn(2, 4, 8), torch.zeros(3, 4)), ValueError, "must broadcast to x.shape"),
+    (lambda: enc.apply_rope(torch.randn(4, 8), layout="concat"), ValueError, "layout must be one of 'interleaved', 'half'"),
+    (lambda: enc.alibi_slopes(0), ValueError, "n_heads must be a positive integer"),
+    (lambda: enc.alibi_slopes(2.5), TypeError, "n_heads must be an integer"),
+    (lambda: enc.alibi_bias(8, 0), ValueError, "seq_len must be a positive integer"),
+    (lambda: enc.LearnedPositionalEmbedding(0, 8), ValueError, "max_len must be a positive integer"),
+    (lambda: enc.LearnedPositionalEmbedding(8, 8)(torch.tensor([0.0, 1.0])), TypeError, "positions must have an integer dtype"),
+    (lambda: enc.LearnedPositionalEmbedding(8, 8)([0, 1]), TypeError, "positions must be a torch.Tensor"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD_INPUTS, ids=[m for _, _, m in BAD_INPUTS])
+def test_bad_input_names_parameter_and_rule(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
