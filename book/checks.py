@@ -40,7 +40,7 @@ def check_permutation_matrix(answer: Any, perm: Sequence[int]) -> bool:
         return _verdict(False, "Each row and each column must hold exactly one 1: every position goes somewhere, once.")
     expected = torch.eye(n, dtype=torch.float64)[perm]
     if torch.equal(p, expected):
-        return _verdict(True, f"Row i of P picks row perm[i] of X, so (P @ X)[i] = X[{perm}[i]].")
+        return _verdict(True, f"Row i of P has its 1 in column perm[i], so (P @ X)[i] = X[perm[i]] for perm = {perm}.")
     if torch.equal(p, expected.T):
         return _verdict(
             False,

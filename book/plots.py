@@ -12,8 +12,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import importlib.util
+from pathlib import Path
+
 import matplotlib as mpl
 import matplotlib.pyplot as plt
+from matplotlib import font_manager
 import numpy as np
 import torch
 
@@ -25,9 +29,29 @@ SIGNED_CMAP = "RdBu_r"
 POSITIVE_CMAP = "viridis"
 
 
+def _hangul_font() -> str | None:
+    """Register NanumGothic (shipped by the koreanize-matplotlib package) and
+    return its family name, or None if that package is not installed.
+
+    The font file is added directly; the package itself is not imported,
+    because importing it replaces the whole font family.
+    """
+    spec = importlib.util.find_spec("koreanize_matplotlib")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "fonts" / "NanumGothic.ttf"
+    if not path.is_file():
+        return None
+    font_manager.fontManager.addfont(str(path))
+    return font_manager.FontProperties(fname=str(path)).get_name()
+
+
 def use_style() -> None:
     """Set matplotlib's defaults for the book: sizes that read in the text column
-    at 100 dpi, the Okabe-Ito colour cycle, and no top/right spines."""
+    at 100 dpi, the Okabe-Ito colour cycle, no top/right spines, and a Hangul
+    fallback font (the book's first example is Korean) after DejaVu Sans."""
+    hangul = _hangul_font()
+    mpl.rcParams["font.family"] = ["DejaVu Sans"] + ([hangul] if hangul else [])
     mpl.rcParams.update(
         {
             "figure.dpi": 100,

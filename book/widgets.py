@@ -31,6 +31,7 @@ def order_explorer(model: TinySelfAttention, tokens: Sequence[str]):
         an ``ipywidgets.VBox`` (display it, or leave it as a cell's last value).
     """
     import ipywidgets as w  # imported here: the rest of `book` does not need it
+    from IPython.display import display
 
     tokens = list(tokens)
     n = len(tokens)
@@ -55,7 +56,8 @@ def order_explorer(model: TinySelfAttention, tokens: Sequence[str]):
             print("order B:", " ".join(tokens[i] for i in idx))
             print(f"largest change of any token's output, |B - A|: {float((b - a).abs().max()):.2e}")
             fig = order_panels([(label, a, b)], tokens)
-            plt.show(fig)
+            display(fig)
+            plt.close(fig)
 
     def on_shuffle(_):
         idx = list(range(n))

@@ -1,0 +1,31 @@
+# Two commands do all the set-up on a fresh machine (see README.md):
+#   make book   - build the website into _build/html (opens from _build/html/index.html)
+#   make test   - run every test: library, notebooks (nbval), hygiene, strict book build
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: book test lab notebooks clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -r requirements.txt
+	touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	@echo "Open the book: file://$(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks
+
+notebooks: $(STAMP)
+	$(BIN)/python scripts/execute_notebooks.py --all
+
+clean:
+	rm -rf _build

@@ -1,0 +1,48 @@
+"""Execute chapters top to bottom in a fresh kernel and store their outputs.
+
+Usage (from the repository root, inside the book's environment):
+    python scripts/execute_notebooks.py notebooks/01_order_blind.ipynb [...]
+    python scripts/execute_notebooks.py --all
+
+Each notebook runs in a new kernel started in its own folder (as nbval and
+Jupyter do), with a per-cell time limit. Afterwards the saved widget state is
+dropped from the notebook's metadata: it is front-end state (figures drawn
+inside the explorer, random model ids), large and different on every run,
+and the website shows each explorer's static twin instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+import nbformat
+from nbclient import NotebookClient
+
+
+def execute(path: pathlib.Path, timeout: int) -> None:
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, path)
+    print(f"executed {path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="*", type=pathlib.Path)
+    parser.add_argument("--all", action="store_true", help="every notebook in notebooks/")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
+    args = parser.parse_args(argv)
+    paths = sorted(pathlib.Path("notebooks").glob("*.ipynb")) if args.all else args.notebooks
+    if not paths:
+        parser.error("name notebooks, or pass --all")
+    for path in paths:
+        execute(path, args.timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

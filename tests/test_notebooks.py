@@ -1,0 +1,115 @@
+"""Static checks of the committed chapters (nbval re-runs them separately).
+
+Each notebook must be stored as a fresh top-to-bottom run (execution counts
+1..n, no errors, no warnings on stderr, no paths of the machine that ran it),
+be listed in the table of contents, give every figure alt text, pair every
+exercise with a hidden solution, and justify every NBVAL_IGNORE_OUTPUT.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+MACHINE_PATH = re.compile(r"(/work/|/tmp/|/root/|/home/\w+/|site-packages|[A-Z]:\\\\Users)")
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def code_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "no notebooks found in notebooks/"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_in_order_in_one_fresh_kernel(path):
+    counts = [c.get("execution_count") for c in code_cells(load(path))]
+    assert None not in counts, f"{counts.count(None)} code cells were not executed"
+    assert counts == list(range(1, len(counts) + 1)), f"execution counts are {counts}, expected 1..n"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_outputs_clean(path):
+    problems = []
+    for i, cell in enumerate(code_cells(load(path))):
+        for out in cell.get("outputs", []):
+            kind = out.get("output_type")
+            if kind == "error":
+                problems.append(f"cell {i}: error output {out.get('ename')}")
+            if kind == "stream" and out.get("name") == "stderr":
+                problems.append(f"cell {i}: writes to stderr: {''.join(out['text'])[:100]!r}")
+            text = json.dumps(out.get("text", "")) + json.dumps(out.get("data", {}).get("text/plain", ""))
+            if MACHINE_PATH.search(text):
+                problems.append(f"cell {i}: output shows a path of this machine")
+    assert not problems, "\n".join(problems)
+    assert any(c.get("outputs") for c in code_cells(load(path))), "no outputs stored"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_has_alt_text(path):
+    missing = []
+    for i, cell in enumerate(code_cells(load(path))):
+        has_image = any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+        alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt", "")
+        if has_image and len(alt) < 40:
+            missing.append(i)
+    assert not missing, f"cells {missing} draw a figure without alt text (mystnb.image.alt, a full sentence)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_nbval_ignores_are_justified(path):
+    """Every NBVAL_IGNORE_OUTPUT is followed by a comment that says why the output varies."""
+    for cell in code_cells(load(path)):
+        lines = source(cell).splitlines()
+        for j, line in enumerate(lines):
+            if line.strip() == "# NBVAL_IGNORE_OUTPUT":
+                reason = lines[j + 1].strip() if j + 1 < len(lines) else ""
+                assert reason.startswith("# (") and len(reason) > 20, (
+                    f"NBVAL_IGNORE_OUTPUT without a reason in: {lines[:3]}"
+                )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_shape(path):
+    """Learning goals at the top, then summary, exercises with hidden solutions and references."""
+    nb = load(path)
+    md = "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "**In this chapter you will:**" in md
+    for heading in ("## Summary", "## Exercises", "## References"):
+        assert heading in md, f"missing section {heading!r}"
+    exercises = re.findall(r"```\{exercise\}[^\n]*\n:label: (\S+)", md)
+    solutions = re.findall(r"````\{solution-start\} (\S+)\n:class: dropdown", md)
+    assert exercises, "a chapter needs exercises"
+    assert sorted(exercises) == sorted(solutions), "every exercise needs exactly one hidden (dropdown) solution"
+    # Cells of a solution are tagged, so that student copies can drop them.
+    inside = False
+    for cell in nb["cells"]:
+        text = source(cell)
+        if text.startswith("````{solution-start}"):
+            inside = True
+        if inside:
+            assert "solution" in cell.get("metadata", {}).get("tags", []), f"untagged solution cell: {text[:60]!r}"
+        if text.startswith("````{solution-end}"):
+            inside = False
+
+
+def test_every_notebook_is_in_the_table_of_contents():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = {ch["file"] for part in toc["parts"] for ch in part["chapters"]}
+    for path in NOTEBOOKS:
+        assert f"notebooks/{path.stem}" in files, f"{path.name} is not in _toc.yml"
