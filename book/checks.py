@@ -7,6 +7,7 @@ Each check prints its verdict for the student and returns ``True`` or
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Sequence
 
 import torch
@@ -15,7 +16,7 @@ __all__ = ["check_permutation_matrix"]
 
 
 def _verdict(ok: bool, message: str) -> bool:
-    print(("Correct! " if ok else "Not yet. ") + message)
+    print(textwrap.fill(("Correct! " if ok else "Not yet. ") + message, width=76))
     return ok
 
 

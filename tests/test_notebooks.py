@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,18 @@ def test_every_notebook_is_in_the_table_of_contents():
     files = {ch["file"] for part in toc["parts"] for ch in part["chapters"]}
     for path in NOTEBOOKS:
         assert f"notebooks/{path.stem}" in files, f"{path.name} is not in _toc.yml"
+
+
+def display_width(line: str) -> int:
+    """Columns a line takes in a monospace font (CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_code_fits_the_text_column(path):
+    """The website's code blocks show about 80 columns; longer lines are cut off."""
+    wide = [
+        line for cell in code_cells(load(path)) for line in source(cell).splitlines()
+        if display_width(line) > 79
+    ]
+    assert not wide, "code lines wider than 79 columns:\n" + "\n".join(wide)
