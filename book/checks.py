@@ -7,12 +7,21 @@ Each check prints its verdict for the student and returns ``True`` or
 
 from __future__ import annotations
 
+import math
+import numbers
 import textwrap
 from typing import Any, Sequence
 
 import torch
 
-__all__ = ["check_permutation_matrix"]
+from .encodings import frequencies, sinusoidal_at
+
+__all__ = [
+    "check_permutation_matrix",
+    "check_wavelength",
+    "check_rotation_block",
+    "check_closest_position",
+]
 
 
 def _verdict(ok: bool, message: str) -> bool:
@@ -49,3 +58,104 @@ def check_permutation_matrix(answer: Any, perm: Sequence[int]) -> bool:
             "which applies the inverse permutation. Put the 1 of row i in column perm[i].",
         )
     return _verdict(False, "This is a permutation matrix, but of another order: row i needs its 1 in column perm[i].")
+
+
+def _number(answer: Any) -> float | None:
+    if isinstance(answer, torch.Tensor) and answer.numel() == 1:
+        answer = answer.item()
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        return None
+    return float(answer)
+
+
+def _close(a: float, b: float, rel: float = 1e-3) -> bool:
+    return math.isclose(a, b, rel_tol=rel)
+
+
+def check_wavelength(answer: Any, i: int, d_model: int, *, base: float = 10000.0) -> bool:
+    """Chapter 2: the wavelength, in positions, of the sin/cos pair ``i``.
+
+    The pair ``(2i, 2i+1)`` oscillates as ``sin(p w_i)`` with
+    ``w_i = base^(-2i/d)``, so it repeats every ``2*pi / w_i = 2*pi * base^(2i/d)``
+    positions. Recognises a missing ``2*pi``, the frequency given instead of
+    the wavelength, and ``i`` used where the exponent needs ``2i``.
+    """
+    value = _number(answer)
+    if value is None:
+        return _verdict(False, "Give the wavelength as one number (a float).")
+    w = float(frequencies(d_model, base=base)[i])
+    right = 2 * math.pi / w
+    if _close(value, right):
+        return _verdict(True, f"Pair {i} repeats every 2*pi * {base:g}^(2*{i}/{d_model}) = {right:.4g} positions.")
+    if _close(value, 1 / w):
+        return _verdict(False, "That is 1/w_i, the length of one radian. A full cycle of sin is 2*pi radians.")
+    if _close(value, w) or _close(value, w / (2 * math.pi)):
+        return _verdict(False, "That is a frequency (how fast the angle turns). The wavelength is its inverse: 2*pi / w_i.")
+    if _close(value, 2 * math.pi * base ** (i / d_model)):
+        return _verdict(False, "The exponent is 2i/d, not i/d: pair i holds dimensions 2i and 2i+1.")
+    return _verdict(False, "Start from w_i = base^(-2i/d): sin(p w_i) repeats when p w_i grows by 2*pi.")
+
+
+def check_rotation_block(answer: Any, k: float, i: int, d_model: int, *, base: float = 10000.0) -> bool:
+    """Chapter 3: the 2x2 block of ``M_k`` that maps ``(sin(p w_i), cos(p w_i))`` to
+    ``(sin((p+k) w_i), cos((p+k) w_i))``.
+
+    Recognises the transpose (which shifts by ``-k``), angles in degrees, and
+    the wrong frequency.
+    """
+    try:
+        m = torch.as_tensor(answer, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return _verdict(False, "Give the block as a 2 x 2 tensor or a list of two lists.")
+    if m.shape != (2, 2):
+        return _verdict(False, f"The block is 2 x 2 (it acts on one (sin, cos) pair), got shape {tuple(m.shape)}.")
+    w = float(frequencies(d_model, base=base)[i])
+
+    def block(angle: float) -> torch.Tensor:
+        c, s = math.cos(angle), math.sin(angle)
+        return torch.tensor([[c, s], [-s, c]], dtype=torch.float64)
+
+    if torch.allclose(m, block(k * w), atol=1e-6):
+        return _verdict(True, "sin((p+k)w) = sin(pw)cos(kw) + cos(pw)sin(kw) and "
+                        "cos((p+k)w) = cos(pw)cos(kw) - sin(pw)sin(kw): exactly this block.")
+    if torch.allclose(m, block(-k * w), atol=1e-6):
+        return _verdict(False, "This is the transpose: it maps PE(p) to PE(p - k). "
+                        "Check the signs against sin(a+b) = sin a cos b + cos a sin b.")
+    if torch.allclose(m, block(math.radians(k * w)), atol=1e-6):
+        return _verdict(False, "The angles look like degrees; torch.sin and torch.cos take radians.")
+    for wrong in (1.0, float(frequencies(d_model, base=base)[min(i + 1, d_model // 2 - 1)]), base ** (-i / d_model)):
+        if torch.allclose(m, block(k * wrong), atol=1e-6):
+            return _verdict(False, f"Right shape, wrong frequency: pair {i} turns by k * w_i with w_i = base^(-2i/d).")
+    return _verdict(False, "Write sin((p+k)w) and cos((p+k)w) with the addition formulas and read off "
+                    "the coefficients of sin(pw) and cos(pw).")
+
+
+def check_closest_position(answer: Any, d_model: int, max_position: int, *, base: float = 10000.0) -> bool:
+    """Chapter 4: which position ``p`` in ``1 .. max_position`` has the PE vector
+    closest (Euclidean distance) to ``PE(0)``?
+
+    Recognises ``0`` itself, the farthest position instead of the closest, and
+    the neighbour ``1`` (close in the sequence, not in PE space).
+    """
+    value = _number(answer)
+    if value is None or value != int(value):
+        return _verdict(False, "Give a whole position number.")
+    p = int(value)
+    pos = torch.arange(max_position + 1)
+    dist = (sinusoidal_at(pos, d_model, base=base, dtype=torch.float64)
+            - sinusoidal_at(torch.tensor([0]), d_model, base=base, dtype=torch.float64)).norm(dim=-1)
+    best, worst = int(torch.argmin(dist[1:])) + 1, int(torch.argmax(dist[1:])) + 1
+    if p == best:
+        return _verdict(True, f"PE({p}) is {float(dist[p]):.4f} away from PE(0): every pair's angle "
+                        f"p*w_i is close to a multiple of 2*pi there.")
+    if p == 0:
+        return _verdict(False, "Position 0 is PE(0) itself; search p = 1 .. max_position.")
+    if not 1 <= p <= max_position:
+        return _verdict(False, f"Search positions 1 .. {max_position} only.")
+    if p == worst:
+        return _verdict(False, "That is the farthest position. Take the argmin of the distances, not the argmax.")
+    if p == 1:
+        return _verdict(False, "Position 1 is next to 0 in the sentence, but the fast pairs have turned by "
+                        "a whole radian. Compute the distances to PE(0) for every p.")
+    return _verdict(False, f"PE({p}) is {float(dist[p]):.4f} away from PE(0); some position is closer. "
+                    f"Compute all distances at once and take the argmin over p >= 1.")

@@ -38,6 +38,7 @@ __all__ = [
     "sinusoidal",
     "sinusoidal_at",
     "layout_permutation",
+    "rotation_matrix",
     "apply_rope",
     "alibi_slopes",
     "alibi_bias",
@@ -171,6 +172,52 @@ def layout_permutation(d_model: int) -> torch.Tensor:
     """
     d_model = check_even("d_model", d_model)
     return torch.cat((torch.arange(0, d_model, 2), torch.arange(1, d_model, 2)))
+
+
+def rotation_matrix(
+    k: float,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    dtype: torch.dtype = torch.float64,
+) -> torch.Tensor:
+    """The matrix ``M_k`` with ``PE(p + k) = M_k PE(p)`` for every position ``p``.
+
+    Equation (the addition formulas behind Vaswani et al., 2017, section 3.5):
+    for the interleaved layout, ``M_k`` is block-diagonal with one 2x2 block per
+    frequency ``w_i = base^(-2i/d)``::
+
+        [ sin(p w_i + k w_i) ]   [  cos(k w_i)  sin(k w_i) ] [ sin(p w_i) ]
+        [ cos(p w_i + k w_i) ] = [ -sin(k w_i)  cos(k w_i) ] [ cos(p w_i) ]
+
+    Each block is a rotation by ``-k w_i`` of the (sin, cos) pair; it depends on
+    the offset ``k`` but not on ``p``. ``M_k`` is orthogonal, ``M_{-k} = M_k^T``
+    and ``M_j M_k = M_{j+k}``.
+
+    Args:
+        k: the offset (any real number; negative offsets look backwards).
+        d_model: model width; positive and even.
+        base: frequency base (> 1).
+        dtype: floating dtype of the result (float64 by default, for proofs
+            checked to machine precision).
+
+    Returns:
+        tensor of shape ``(d_model, d_model)``.
+
+    Raises:
+        TypeError: if ``k`` is not a real number or ``dtype`` not floating.
+        ValueError: for odd or non-positive ``d_model`` or ``base <= 1``.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, float)) and not (
+        isinstance(k, torch.Tensor) and k.numel() == 1 and not k.is_complex()
+    ):
+        raise TypeError(f"k must be a real number (the offset), got {type(k).__name__} {k!r}")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+    angles = float(k) * frequencies(d_model, base=base)
+    c, s = torch.cos(angles), torch.sin(angles)
+    blocks = torch.stack((torch.stack((c, s), -1), torch.stack((-s, c), -1)), -2)  # (d/2, 2, 2)
+    return torch.block_diag(*blocks).to(dtype)
 
 
 def apply_rope(

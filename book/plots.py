@@ -21,7 +21,19 @@ from matplotlib import font_manager
 import numpy as np
 import torch
 
-__all__ = ["OKABE_ITO", "SIGNED_CMAP", "POSITIVE_CMAP", "use_style", "heatmap", "order_panels"]
+from .encodings import frequencies, sinusoidal_at
+
+__all__ = [
+    "OKABE_ITO",
+    "SIGNED_CMAP",
+    "POSITIVE_CMAP",
+    "use_style",
+    "heatmap",
+    "order_panels",
+    "pe_overview",
+    "rotation_circles",
+    "similarity_panel",
+]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
@@ -152,3 +164,102 @@ def order_panels(
             ax.set_xticks([])
     fig.colorbar(image, ax=axes, label="output value", shrink=0.8)
     return fig
+
+
+def pe_overview(
+    ax_heat: plt.Axes,
+    ax_lines: plt.Axes,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    positions: Sequence[int] = range(100),
+    dim: int = 0,
+) -> None:
+    """Chapter 2's picture: the PE table as a heatmap, and one sin/cos pair as curves.
+
+    ``ax_heat`` shows ``PE[p, j]`` (``RdBu_r``, [-1, 1]) for the given
+    positions; ``ax_lines`` plots dimension ``dim`` and its partner in the
+    same (sin, cos) pair against position, titled with the pair's wavelength.
+    """
+    pos = torch.as_tensor(list(positions))
+    if pos.numel() < 2:
+        raise ValueError("positions must hold at least two positions")
+    if not 0 <= dim < d_model:
+        raise ValueError(f"dim must be in 0 .. {d_model - 1}, got {dim}")
+    pe = sinusoidal_at(pos, d_model, base=base)
+    image = ax_heat.imshow(pe.numpy(), cmap=SIGNED_CMAP, vmin=-1, vmax=1, aspect="auto",
+                           interpolation="nearest",
+                           extent=(-0.5, d_model - 0.5, float(pos[-1]) + 0.5, float(pos[0]) - 0.5))
+    ax_heat.set(xlabel="dimension j", ylabel="position p", title=f"PE, d = {d_model}, base = {base:g}")
+    ax_heat.axvline(dim, color="black", lw=0.8, ls=":")
+    ax_heat.figure.colorbar(image, ax=ax_heat, label="PE value", shrink=0.9)
+    pair = dim // 2
+    wavelength = 2 * np.pi / float(frequencies(d_model, base=base)[pair])
+    ax_lines.plot(pos, pe[:, 2 * pair], label=f"dim {2 * pair} (sin)")
+    ax_lines.plot(pos, pe[:, 2 * pair + 1], "--", label=f"dim {2 * pair + 1} (cos)")
+    ax_lines.set(xlabel="position p", ylabel="PE value", ylim=(-1.1, 1.1),
+                 title=f"pair i = {pair}: wavelength {wavelength:.4g} positions")
+    ax_lines.legend(loc="lower right", fontsize=8)
+
+
+def rotation_circles(
+    axes: Sequence[plt.Axes],
+    d_model: int,
+    *,
+    pos: int,
+    k: float,
+    pairs: Sequence[int],
+    base: float = 10000.0,
+) -> None:
+    """Chapter 3's picture: each (sin, cos) pair of PE(p) as a point on the unit circle.
+
+    For each pair ``i`` (one axes each) it draws the circle, the point of
+    ``PE(pos)`` (blue dot), the point of ``PE(pos + k)`` (orange square) and the
+    arc between them: the rotation by ``k * w_i`` that ``M_k`` applies, the same
+    for every ``pos``.
+    """
+    if len(axes) != len(pairs):
+        raise ValueError(f"axes and pairs must have the same length, got {len(axes)} and {len(pairs)}")
+    w = frequencies(d_model, base=base)
+    circle = np.linspace(0, 2 * np.pi, 200)
+    for ax, i in zip(axes, pairs):
+        a0, a1 = pos * float(w[i]), (pos + k) * float(w[i])
+        arc = np.linspace(a0, a1, 60)
+        ax.plot(np.sin(circle), np.cos(circle), color="0.8", lw=1)
+        ax.plot(np.sin(arc), np.cos(arc), color=OKABE_ITO[1], lw=2, alpha=0.6)
+        ax.plot([np.sin(a0)], [np.cos(a0)], "o", color=OKABE_ITO[0], label="PE(p)")
+        ax.plot([np.sin(a1)], [np.cos(a1)], "s", color=OKABE_ITO[1], label="PE(p + k)")
+        ax.set(xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal",
+               xlabel=f"sin (dim {2 * i})", ylabel=f"cos (dim {2 * i + 1})",
+               title=f"pair {i}: turns {k * float(w[i]):.3g} rad")
+        ax.set_xticks([-1, 0, 1])
+        ax.set_yticks([-1, 0, 1])
+
+
+def similarity_panel(
+    ax: plt.Axes,
+    d_model: int,
+    *,
+    seq_len: int,
+    base: float = 10000.0,
+    cosine: bool = False,
+    colorbar: bool = True,
+) -> mpl.image.AxesImage:
+    """Chapter 4's picture: the similarity matrix ``PE PE^T`` of positions ``0 .. seq_len-1``.
+
+    With ``cosine=True`` each entry is divided by the norms (which are all
+    ``sqrt(d/2)``, so the picture is the same up to scale). Diverging colormap
+    centred at zero.
+    """
+    pe = sinusoidal_at(torch.arange(seq_len), d_model, base=base, dtype=torch.float64)
+    sim = pe @ pe.T
+    if cosine:
+        norms = pe.norm(dim=-1)
+        sim = sim / (norms[:, None] * norms[None, :])
+    label = "cosine similarity" if cosine else "PE(p) . PE(q)"
+    image = ax.imshow(sim.numpy(), cmap=SIGNED_CMAP, vmin=-float(sim.abs().max()), vmax=float(sim.abs().max()),
+                      interpolation="nearest", extent=(-0.5, seq_len - 0.5, seq_len - 0.5, -0.5))
+    ax.set(xlabel="position q", ylabel="position p", title=f"d = {d_model}, base = {base:g}")
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label=label, shrink=0.9)
+    return image

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from book import checks, plots  # noqa: E402
+from book import checks, encodings, plots  # noqa: E402
 from book.demos import TinySelfAttention  # noqa: E402
 
 TOKENS = ["나", "는", "너", "를", "사랑해"]
@@ -102,4 +104,98 @@ def test_order_panels_and_explorer(model):
     order_text.value = "0 0 1 2 3"          # a bad order is reported, not raised
     box.children[0].children[1].click()     # Shuffle proposes a permutation
     assert sorted(map(int, order_text.value.split())) == list(range(5))
+    plt.close("all")
+
+
+W3 = 10000 ** (-2 * 3 / 64)
+
+
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        (2 * math.pi / W3, True, "Correct!"),
+        (torch.tensor(2 * math.pi / W3), True, "Correct!"),
+        (1 / W3, False, "length of one radian"),
+        (W3, False, "is a frequency"),
+        (2 * math.pi * 10000 ** (3 / 64), False, "exponent is 2i/d"),
+        (123.0, False, "Start from w_i"),
+        ("14.9", False, "one number"),
+    ],
+)
+def test_wavelength_check_hints(capsys, answer, ok, hint):
+    assert checks.check_wavelength(answer, 3, 64) is ok
+    assert hint in capsys.readouterr().out
+
+
+def _block(angle):
+    return [[math.cos(angle), math.sin(angle)], [-math.sin(angle), math.cos(angle)]]
+
+
+W2 = 10000 ** (-2 * 2 / 16)
+
+
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        (_block(7 * W2), True, "Correct!"),
+        (_block(-7 * W2), False, "transpose"),
+        (_block(math.radians(7 * W2)), False, "degrees"),
+        (_block(7.0), False, "wrong frequency"),
+        ([[1, 0], [0, 1]], False, "addition formulas"),
+        ([[1, 0, 0]], False, "2 x 2"),
+        (None, False, "2 x 2 tensor"),
+    ],
+)
+def test_rotation_block_check_hints(capsys, answer, ok, hint):
+    assert checks.check_rotation_block(answer, 7, 2, 16) is ok
+    assert hint in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [(63, True, "Correct!"), (0, False, "PE(0) itself"), (1, False, "next to 0"),
+     (5000, False, "1 .. 1000"), (10, False, "some position is closer"), (2.5, False, "whole position")],
+)
+def test_closest_position_check_hints(capsys, answer, ok, hint):
+    assert checks.check_closest_position(answer, 8, 1000) is ok
+    assert hint in capsys.readouterr().out
+
+
+def test_closest_position_check_knows_the_farthest(capsys):
+    pe = encodings.sinusoidal_at(torch.arange(1001), 8, dtype=torch.float64)
+    worst = int(torch.argmax((pe[1:] - pe[0]).norm(dim=-1))) + 1
+    assert not checks.check_closest_position(worst, 8, 1000)
+    assert "farthest" in capsys.readouterr().out
+
+
+def test_chapter_2_to_4_pictures():
+    plots.use_style()
+    fig, (a, b) = plt.subplots(1, 2)
+    plots.pe_overview(a, b, 16, positions=range(50), dim=5)
+    assert "pair i = 2" in b.get_title() and a.get_xlabel() == "dimension j"
+    with pytest.raises(ValueError, match="dim must be in 0 .. 15"):
+        plots.pe_overview(a, b, 16, dim=16)
+    with pytest.raises(ValueError, match="at least two positions"):
+        plots.pe_overview(a, b, 16, positions=[3])
+    fig, axes = plt.subplots(1, 2)
+    plots.rotation_circles(list(axes), 16, pos=3, k=2, pairs=[0, 1])
+    assert axes[0].get_title() == "pair 0: turns 2 rad"
+    with pytest.raises(ValueError, match="same length"):
+        plots.rotation_circles(list(axes), 16, pos=3, k=2, pairs=[0])
+    fig, ax = plt.subplots()
+    image = plots.similarity_panel(ax, 16, seq_len=20, cosine=True)
+    assert image.get_array().shape == (20, 20) and image.get_clim()[1] == pytest.approx(1.0)
+    plt.close("all")
+
+
+@pytest.mark.parametrize("name", ["pe_explorer", "rotation_explorer", "fingerprint_explorer"])
+def test_chapter_2_to_4_explorers_redraw(name):
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    box = getattr(widgets, name)()
+    for row in box.children[:-1]:
+        for control in row.children:
+            if hasattr(control, "max") and isinstance(control.value, int):
+                control.value = control.max          # every slider at its end redraws
     plt.close("all")

@@ -120,6 +120,32 @@ def test_layouts_are_a_fixed_permutation(seq_len, d, base):
     assert sorted(perm.tolist()) == list(range(d))
 
 
+# ---------------------------------------------------------------- rotation matrix
+@settings(max_examples=40, deadline=None)
+@given(d=EVEN_D, k=st.integers(-3000, 3000), base=BASES)
+def test_rotation_matrix_shifts_every_position(d, k, base):
+    """PE(p + k) = M_k PE(p), the same M_k for every p (Vaswani et al., section 3.5)."""
+    pos = torch.arange(0, 5000, 37)
+    pe = enc.sinusoidal_at(pos, d, base=base, dtype=torch.float64)
+    shifted = enc.sinusoidal_at(pos + k, d, base=base, dtype=torch.float64)
+    torch.testing.assert_close(pe @ enc.rotation_matrix(k, d, base=base).T, shifted, atol=1e-9, rtol=0)
+
+
+def test_rotation_matrix_blocks_and_group_laws():
+    m = enc.rotation_matrix(3, 6)
+    w = enc.frequencies(6)
+    assert m.shape == (6, 6) and m.dtype == torch.float64
+    c, s = math.cos(3 * float(w[1])), math.sin(3 * float(w[1]))
+    torch.testing.assert_close(m[2:4, 2:4], torch.tensor([[c, s], [-s, c]], dtype=torch.float64))
+    assert torch.all(m[:2, 2:] == 0) and torch.all(m[2:, :2] == 0)
+    torch.testing.assert_close(m @ m.T, torch.eye(6, dtype=torch.float64))                   # orthogonal
+    torch.testing.assert_close(enc.rotation_matrix(-3, 6), m.T)                             # inverse
+    torch.testing.assert_close(enc.rotation_matrix(2, 6) @ enc.rotation_matrix(5, 6), enc.rotation_matrix(7, 6))
+    torch.testing.assert_close(enc.rotation_matrix(0, 6), torch.eye(6, dtype=torch.float64))
+    assert enc.rotation_matrix(1.5, 4, dtype=torch.float32).dtype == torch.float32
+    assert enc.rotation_matrix(torch.tensor(2), 4).shape == (4, 4)
+
+
 # ---------------------------------------------------------------- RoPE
 def test_rope_matches_block_diagonal_rotation():
     torch.manual_seed(0)
@@ -279,6 +305,11 @@ BAD_INPUTS = [
     (lambda: enc.frequencies(0), ValueError, "d_model must be a positive integer"),
     (lambda: enc.frequencies(True), TypeError, "d_model must be an integer"),
     (lambda: enc.layout_permutation(5), ValueError, "d_model must be even"),
+    (lambda: enc.rotation_matrix("1", 8), TypeError, "k must be a real number"),
+    (lambda: enc.rotation_matrix(True, 8), TypeError, "k must be a real number"),
+    (lambda: enc.rotation_matrix(1, 9), ValueError, "d_model must be even"),
+    (lambda: enc.rotation_matrix(1, 8, base=0.5), ValueError, "base must be a finite number > 1"),
+    (lambda: enc.rotation_matrix(1, 8, dtype=torch.int32), TypeError, "dtype must be a floating-point"),
     (lambda: enc.apply_rope(torch.randn(4, 7)), ValueError, "last dimension of x must be even"),
     (lambda: enc.apply_rope(torch.randn(8)), ValueError, "x must have at least 2 dimensions"),
     (lambda: enc.apply_rope(torch.ones(4, 8, dtype=torch.long)), TypeError, "x must have a floating-point dtype"),
