@@ -200,6 +200,9 @@ def pe_overview(
     ax_lines.set(xlabel="position p", ylabel="PE value", ylim=(-1.1, 1.1),
                  title=f"pair i = {pair}: wavelength {wavelength:.4g} positions")
     ax_lines.legend(loc="lower right", fontsize=8)
+    engine = ax_heat.figure.get_layout_engine()
+    if isinstance(engine, mpl.layout_engine.ConstrainedLayoutEngine):
+        engine.set(wspace=0.12)  # room between the colorbar's label and the curves' axis
 
 
 def rotation_circles(
