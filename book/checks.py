@@ -146,8 +146,9 @@ def check_closest_position(answer: Any, d_model: int, max_position: int, *, base
             - sinusoidal_at(torch.tensor([0]), d_model, base=base, dtype=torch.float64)).norm(dim=-1)
     best, worst = int(torch.argmin(dist[1:])) + 1, int(torch.argmax(dist[1:])) + 1
     if p == best:
-        return _verdict(True, f"PE({p}) is {float(dist[p]):.4f} away from PE(0): every pair's angle "
-                        f"p*w_i is close to a multiple of 2*pi there.")
+        return _verdict(True, f"PE({p}) is {float(dist[p]):.4f} away from PE(0), closer than any other "
+                        f"position up to {max_position}: there the fast pairs have turned almost a "
+                        f"whole number of times and the slowest have hardly moved.")
     if p == 0:
         return _verdict(False, "Position 0 is PE(0) itself; search p = 1 .. max_position.")
     if not 1 <= p <= max_position:

@@ -32,6 +32,7 @@ __all__ = [
     "order_panels",
     "pe_overview",
     "rotation_circles",
+    "rotation_animation",
     "similarity_panel",
 ]
 
@@ -237,6 +238,41 @@ def rotation_circles(
                title=f"pair {i}: turns {k * float(w[i]):.3g} rad")
         ax.set_xticks([-1, 0, 1])
         ax.set_yticks([-1, 0, 1])
+
+
+def rotation_animation(
+    d_model: int,
+    *,
+    offsets: Sequence[float],
+    pairs: Sequence[int],
+    pos: int = 0,
+    base: float = 10000.0,
+    interval_ms: int = 400,
+) -> mpl.animation.FuncAnimation:
+    """The static twin of chapter 3's explorer: ``rotation_circles`` animated over ``offsets``.
+
+    Returns a ``FuncAnimation``; in a notebook, show it with
+    ``IPython.display.HTML(anim.to_jshtml())``, which embeds every frame and a
+    player that runs in the browser without a kernel.
+    """
+    from matplotlib import animation
+
+    offsets = list(offsets)
+    if not offsets:
+        raise ValueError("offsets must hold at least one offset")
+    fig, axes = plt.subplots(1, len(pairs), figsize=(1.75 * len(pairs), 2.2), squeeze=False)
+    axes = list(axes[0])
+
+    def frame(j: int) -> list:
+        for ax in axes:
+            ax.clear()
+        rotation_circles(axes, d_model, pos=pos, k=offsets[j], pairs=pairs, base=base)
+        fig.suptitle(f"PE(p) to PE(p + k), k = {offsets[j]:g}", fontsize=10)
+        return []
+
+    anim = animation.FuncAnimation(fig, frame, frames=len(offsets), interval=interval_ms)
+    plt.close(fig)
+    return anim
 
 
 def similarity_panel(

@@ -199,3 +199,12 @@ def test_chapter_2_to_4_explorers_redraw(name):
             if hasattr(control, "max") and isinstance(control.value, int):
                 control.value = control.max          # every slider at its end redraws
     plt.close("all")
+
+
+def test_rotation_animation_has_one_frame_per_offset():
+    plots.use_style()
+    anim = plots.rotation_animation(16, offsets=[0, 1, 2], pairs=[0, 1])
+    html = anim.to_jshtml()
+    assert html.count("data:image/png;base64") == 3
+    with pytest.raises(ValueError, match="offsets must hold"):
+        plots.rotation_animation(16, offsets=[], pairs=[0])
