@@ -129,3 +129,41 @@ def test_code_fits_the_text_column(path):
         if display_width(line) > 79
     ]
     assert not wide, "code lines wider than 79 columns:\n" + "\n".join(wide)
+
+
+def test_each_chapter_starts_with_the_same_install_cell():
+    """Opened alone (Colab), a chapter installs `book` with its notebook extras first."""
+    first = {source(code_cells(load(path))[0]) for path in NOTEBOOKS}
+    assert len(first) == 1, "chapters disagree on their first (install) cell"
+    cell = first.pop()
+    assert 'find_spec("book") is None' in cell and "book[notebooks]" in cell
+    assert "%pip install" in cell
+
+
+def test_chapter_imports_come_with_the_notebooks_extra():
+    """Every module a chapter imports is stdlib, `book`, or installed by book[notebooks]."""
+    import ast
+    import sys
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    installed = {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["dependencies"]}
+    installed |= {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["optional-dependencies"]["notebooks"]}
+    provides = {"myst_nb": "myst-nb", "ipywidgets": "ipywidgets", "IPython": "ipywidgets",
+                "matplotlib": "matplotlib", "numpy": "numpy", "torch": "torch"}
+    missing = set()
+    for path in NOTEBOOKS:
+        for cell in code_cells(load(path)):
+            code = "\n".join(  # IPython magics become `pass`, keeping the indentation
+                re.sub(r"^(\s*)[%!].*", r"\1pass", line) for line in source(cell).splitlines()
+            )
+            for node in ast.walk(ast.parse(code)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+                for name in names:
+                    top = name.split(".")[0]
+                    if top in sys.stdlib_module_names or top == "book":
+                        continue
+                    if provides.get(top) not in installed:
+                        missing.add(f"{path.name}: {top}")
+    assert not missing, f"imports not installed by book[notebooks]: {sorted(missing)}"
