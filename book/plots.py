@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import importlib.util
+import re
 from pathlib import Path
 
 import matplotlib as mpl
@@ -33,6 +34,7 @@ __all__ = [
     "pe_overview",
     "rotation_circles",
     "rotation_animation",
+    "animation_html",
     "similarity_panel",
 ]
 
@@ -273,6 +275,25 @@ def rotation_animation(
     anim = animation.FuncAnimation(fig, frame, frames=len(offsets), interval=interval_ms)
     plt.close(fig)
     return anim
+
+
+def animation_html(anim: mpl.animation.Animation, *, alt: str, default_mode: str = "loop") -> str:
+    """The animation as a self-contained JavaScript player (``Animation.to_jshtml``),
+    with alt text on its frame image and without matplotlib's link to a Font
+    Awesome stylesheet on a CDN.
+
+    The book's theme already ships Font Awesome, so the player's buttons keep
+    their icons, and the page makes no request outside the site: it reads offline.
+
+    Raises:
+        ValueError: if ``alt`` is not a descriptive sentence (20 characters or more).
+    """
+    if not isinstance(alt, str) or len(alt.strip()) < 20:
+        raise ValueError("alt must describe the animation in a sentence (20 characters or more)")
+    html = anim.to_jshtml(default_mode=default_mode)
+    html = re.sub(r'<link rel="stylesheet"[^>]*font-awesome[^>]*>\s*', "", html)
+    safe = alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    return re.sub(r'(<img id="_anim_img\w*")', rf'\1 alt="{safe}"', html, count=1)
 
 
 def similarity_panel(

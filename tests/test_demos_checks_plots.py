@@ -208,3 +208,14 @@ def test_rotation_animation_has_one_frame_per_offset():
     assert html.count("data:image/png;base64") == 3
     with pytest.raises(ValueError, match="offsets must hold"):
         plots.rotation_animation(16, offsets=[], pairs=[0])
+
+
+def test_animation_html_is_offline():
+    anim = plots.rotation_animation(16, offsets=[0, 1], pairs=[0])
+    assert "font-awesome" in anim.to_jshtml()       # matplotlib links a CDN ...
+    html = plots.animation_html(anim, alt="Two unit circles with a point turning")
+    assert "http" not in html.split("<script")[0]   # ... which we drop
+    assert "font-awesome" not in html and html.count("data:image/png;base64") == 2
+    assert 'alt="Two unit circles with a point turning"' in html
+    with pytest.raises(ValueError, match="alt must describe"):
+        plots.animation_html(anim, alt="anim")

@@ -1,0 +1,27 @@
+"""Shared fixtures: the website, built once per test session."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """Build the book with warnings as errors into a temporary folder.
+
+    Returns the ``_build/html`` folder and the finished build process.
+    """
+    out = tmp_path_factory.mktemp("site")
+    jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
+    result = subprocess.run(
+        [jb, "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going"],
+        capture_output=True, text=True, timeout=900,
+    )
+    return out / "_build" / "html", result
