@@ -5,7 +5,9 @@ Usage (from the repository root, inside the book's environment):
     python scripts/execute_notebooks.py --all
 
 Each notebook runs in a new kernel started in its own folder (as nbval and
-Jupyter do), with a per-cell time limit. Afterwards the saved widget state is
+Jupyter do), with a per-cell time limit, and no per-cell timestamps are
+stored (so re-running a chapter changes only what really changed). Afterwards
+the saved widget state is
 dropped from the notebook's metadata: it is front-end state (figures drawn
 inside the explorer, random model ids), large and different on every run,
 and the website shows each explorer's static twin instead.
@@ -23,9 +25,11 @@ from nbclient import NotebookClient
 
 def execute(path: pathlib.Path, timeout: int) -> None:
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)  # timestamps of an earlier run
     nbformat.write(nb, path)
     print(f"executed {path}")
 
