@@ -37,10 +37,11 @@ def execute(path: pathlib.Path, timeout: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebooks", nargs="*", type=pathlib.Path)
-    parser.add_argument("--all", action="store_true", help="every notebook in notebooks/")
+    parser.add_argument("--all", action="store_true", help="every notebook in notebooks/ and guide/")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     args = parser.parse_args(argv)
-    paths = sorted(pathlib.Path("notebooks").glob("*.ipynb")) if args.all else args.notebooks
+    paths = (sorted(pathlib.Path("notebooks").glob("*.ipynb")) + sorted(pathlib.Path("guide").glob("*.ipynb"))
+             if args.all else args.notebooks)
     if not paths:
         parser.error("name notebooks, or pass --all")
     for path in paths:

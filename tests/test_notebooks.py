@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))          # the chapters
+ALL_NOTEBOOKS = NOTEBOOKS + sorted((ROOT / "guide").glob("*.ipynb"))  # and guide pages
 MACHINE_PATH = re.compile(r"(/work/|/tmp/|/root/|/home/\w+/|site-packages|[A-Z]:\\\\Users)")
 
 
@@ -37,14 +38,14 @@ def test_there_are_chapters():
     assert NOTEBOOKS, "no notebooks found in notebooks/"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
 def test_executed_in_order_in_one_fresh_kernel(path):
     counts = [c.get("execution_count") for c in code_cells(load(path))]
     assert None not in counts, f"{counts.count(None)} code cells were not executed"
     assert counts == list(range(1, len(counts) + 1)), f"execution counts are {counts}, expected 1..n"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
 def test_outputs_clean(path):
     problems = []
     for i, cell in enumerate(code_cells(load(path))):
@@ -61,7 +62,7 @@ def test_outputs_clean(path):
     assert any(c.get("outputs") for c in code_cells(load(path))), "no outputs stored"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
 def test_every_figure_has_alt_text(path):
     missing = []
     for i, cell in enumerate(code_cells(load(path))):
@@ -72,7 +73,7 @@ def test_every_figure_has_alt_text(path):
     assert not missing, f"cells {missing} draw a figure without alt text (mystnb.image.alt, a full sentence)"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
 def test_nbval_ignores_are_justified(path):
     """Every NBVAL_IGNORE_OUTPUT is followed by a comment that says why the output varies."""
     for cell in code_cells(load(path)):
@@ -112,8 +113,9 @@ def test_chapter_shape(path):
 def test_every_notebook_is_in_the_table_of_contents():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = {ch["file"] for part in toc["parts"] for ch in part["chapters"]}
-    for path in NOTEBOOKS:
-        assert f"notebooks/{path.stem}" in files, f"{path.name} is not in _toc.yml"
+    for path in ALL_NOTEBOOKS:
+        page = f"{path.parent.name}/{path.stem}"
+        assert page in files, f"{page} is not in _toc.yml"
 
 
 def display_width(line: str) -> int:
@@ -121,7 +123,7 @@ def display_width(line: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
 def test_code_fits_the_text_column(path):
     """The website's code blocks show about 80 columns; longer lines are cut off."""
     wide = [
