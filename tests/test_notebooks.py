@@ -169,3 +169,25 @@ def test_chapter_imports_come_with_the_notebooks_extra():
                     if provides.get(top) not in installed:
                         missing.add(f"{path.name}: {top}")
     assert not missing, f"imports not installed by book[notebooks]: {sorted(missing)}"
+
+
+def test_install_cell_installs_book_only_when_missing(monkeypatch):
+    """Run the install cell in IPython with a recording %pip: it asks for
+    book[notebooks] from the repository when `book` is missing, and does
+    nothing when it is installed."""
+    import importlib.util
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    cell = source(code_cells(load(NOTEBOOKS[0]))[0])
+    shell = InteractiveShell.instance()
+    calls = []
+    shell.register_magic_function(lambda line: calls.append(line), "line", "pip")
+    real_find_spec = importlib.util.find_spec
+
+    assert shell.run_cell(cell).success and calls == []          # book installed
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "book" else real_find_spec(name, *a))
+    assert shell.run_cell(cell).success
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    assert calls == [f'install --quiet "book[notebooks] @ git+{repo}"']
