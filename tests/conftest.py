@@ -25,3 +25,18 @@ def built_site(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
         capture_output=True, text=True, timeout=900,
     )
     return out / "_build" / "html", result
+
+
+#: (page, own bytes, first-visit transfer bytes), filled by the browser test.
+PAGE_WEIGHTS: list[tuple[str, int, int]] = []
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Report every page's weight at the end of the run (the browser test measures it)."""
+    if not PAGE_WEIGHTS:
+        return
+    terminalreporter.section("page weights (limit 3 MB each)")
+    for page, own, transfer in sorted(PAGE_WEIGHTS):
+        terminalreporter.write_line(
+            f"{page:<32} HTML and images {own:>11,} B   first visit, gzip text {transfer:>11,} B"
+        )

@@ -28,6 +28,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 import yaml
+from conftest import PAGE_WEIGHTS
 
 ROOT = Path(__file__).resolve().parents[1]
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
@@ -156,7 +157,7 @@ def test_page_loads_cleanly_offline(visits, name):
 def test_page_weight(server, name):
     _, html_dir = server
     own, transfer = page_weight(html_dir, name)
-    print(f"{name}: own {own:,} bytes, first-visit transfer {transfer:,} bytes")
+    PAGE_WEIGHTS.append((name, own, transfer))   # reported at the end of the run
     assert own < MAX_PAGE_BYTES, f"{name}: HTML and images weigh {own:,} bytes (limit {MAX_PAGE_BYTES:,})"
     assert transfer < MAX_PAGE_BYTES, f"{name}: a first visit transfers {transfer:,} bytes (limit {MAX_PAGE_BYTES:,})"
 
