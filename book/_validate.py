@@ -17,6 +17,8 @@ import torch
 __all__ = [
     "check_positive_int",
     "check_even",
+    "check_pair_index",
+    "check_real",
     "check_base",
     "check_choice",
     "check_float_tensor",
@@ -40,6 +42,31 @@ def check_even(name: str, value: Any) -> int:
         raise ValueError(
             f"{name} must be even (positions are encoded in (sin, cos) pairs), got {value}"
         )
+    return value
+
+
+def check_pair_index(name: str, value: Any, d_model: int) -> int:
+    """Return ``value`` as an ``int`` if it indexes a (sin, cos) pair of ``d_model``, else raise."""
+    d_model = check_even("d_model", d_model)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer pair index, got {type(value).__name__} {value!r}")
+    if not 0 <= value < d_model // 2:
+        raise ValueError(
+            f"{name} must be a pair index in 0 .. {d_model // 2 - 1} (d_model = {d_model} has "
+            f"{d_model // 2} pairs), got {value}"
+        )
+    return int(value)
+
+
+def check_real(name: str, value: Any) -> float:
+    """Return ``value`` as a finite ``float`` (Python, NumPy or one-element tensor), else raise."""
+    if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_complex():
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
     return value
 
 

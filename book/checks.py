@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import torch
 
+from ._validate import check_pair_index, check_positive_int, check_real
 from .encodings import frequencies, sinusoidal_at
 
 __all__ = [
@@ -79,7 +80,12 @@ def check_wavelength(answer: Any, i: int, d_model: int, *, base: float = 10000.0
     ``w_i = base^(-2i/d)``, so it repeats every ``2*pi / w_i = 2*pi * base^(2i/d)``
     positions. Recognises a missing ``2*pi``, the frequency given instead of
     the wavelength, and ``i`` used where the exponent needs ``2i``.
+
+    Raises:
+        TypeError / ValueError: if ``i`` is not a pair index of ``d_model``
+            (the teacher's call is wrong, not the student's answer).
     """
+    i = check_pair_index("i", i, d_model)
     value = _number(answer)
     if value is None:
         return _verdict(False, "Give the wavelength as one number (a float).")
@@ -102,7 +108,13 @@ def check_rotation_block(answer: Any, k: float, i: int, d_model: int, *, base: f
 
     Recognises the transpose (which shifts by ``-k``), angles in degrees, and
     the wrong frequency.
+
+    Raises:
+        TypeError / ValueError: if ``i`` is not a pair index of ``d_model`` or
+            ``k`` is not a finite real number.
     """
+    i = check_pair_index("i", i, d_model)
+    k = check_real("k", k)
     try:
         m = torch.as_tensor(answer, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError):
@@ -136,7 +148,11 @@ def check_closest_position(answer: Any, d_model: int, max_position: int, *, base
 
     Recognises ``0`` itself, the farthest position instead of the closest, and
     the neighbour ``1`` (close in the sequence, not in PE space).
+
+    Raises:
+        TypeError / ValueError: if ``max_position`` is not an integer >= 1.
     """
+    max_position = check_positive_int("max_position", max_position)
     value = _number(answer)
     if value is None or value != int(value):
         return _verdict(False, "Give a whole position number.")

@@ -31,6 +31,7 @@ from ._validate import (
     check_float_tensor,
     check_position_tensor,
     check_positive_int,
+    check_real,
 )
 
 __all__ = [
@@ -206,15 +207,13 @@ def rotation_matrix(
 
     Raises:
         TypeError: if ``k`` is not a real number or ``dtype`` not floating.
-        ValueError: for odd or non-positive ``d_model`` or ``base <= 1``.
+        ValueError: for a non-finite ``k``, odd or non-positive ``d_model``,
+            or ``base <= 1``.
     """
-    if isinstance(k, bool) or not isinstance(k, (int, float)) and not (
-        isinstance(k, torch.Tensor) and k.numel() == 1 and not k.is_complex()
-    ):
-        raise TypeError(f"k must be a real number (the offset), got {type(k).__name__} {k!r}")
+    k = check_real("k", k)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
-    angles = float(k) * frequencies(d_model, base=base)
+    angles = k * frequencies(d_model, base=base)
     c, s = torch.cos(angles), torch.sin(angles)
     blocks = torch.stack((torch.stack((c, s), -1), torch.stack((-s, c), -1)), -2)  # (d/2, 2, 2)
     return torch.block_diag(*blocks).to(dtype)

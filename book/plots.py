@@ -22,6 +22,7 @@ from matplotlib import font_manager
 import numpy as np
 import torch
 
+from ._validate import check_pair_index, check_positive_int
 from .encodings import frequencies, sinusoidal_at
 
 __all__ = [
@@ -108,12 +109,15 @@ def heatmap(
     yticklabels: Sequence[str] | None = None,
     colorbar: bool = True,
     colorbar_label: str = "",
+    extent: tuple[float, float, float, float] | None = None,
+    aspect: str = "auto",
 ) -> mpl.image.AxesImage:
     """Draw a matrix as a heatmap in the book's style.
 
     Signed data use ``RdBu_r`` on ``[-vmax, vmax]`` (``vmax`` defaults to the
     largest absolute value), so white is exactly zero; non-negative data use
-    ``viridis`` from 0 to ``vmax``.
+    ``viridis`` from 0 to ``vmax``. ``extent`` and ``aspect`` are passed to
+    ``imshow`` (e.g. to label rows with the positions they stand for).
 
     Returns the image, e.g. to share one colorbar between panels.
     """
@@ -121,7 +125,8 @@ def heatmap(
     top = float(np.nanmax(np.abs(data))) if vmax is None else float(vmax)
     top = top if top > 0 else 1.0
     cmap, lo = (SIGNED_CMAP, -top) if signed else (POSITIVE_CMAP, 0.0)
-    image = ax.imshow(data, cmap=cmap, vmin=lo, vmax=top, aspect="auto", interpolation="nearest")
+    image = ax.imshow(data, cmap=cmap, vmin=lo, vmax=top, aspect=aspect, interpolation="nearest",
+                      extent=extent)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     for labels, axis, set_ticks in (
         (xticklabels, ax.xaxis, ax.set_xticks),
@@ -190,12 +195,10 @@ def pe_overview(
     if not 0 <= dim < d_model:
         raise ValueError(f"dim must be in 0 .. {d_model - 1}, got {dim}")
     pe = sinusoidal_at(pos, d_model, base=base)
-    image = ax_heat.imshow(pe.numpy(), cmap=SIGNED_CMAP, vmin=-1, vmax=1, aspect="auto",
-                           interpolation="nearest",
-                           extent=(-0.5, d_model - 0.5, float(pos[-1]) + 0.5, float(pos[0]) - 0.5))
-    ax_heat.set(xlabel="dimension j", ylabel="position p", title=f"PE, d = {d_model}, base = {base:g}")
+    heatmap(ax_heat, pe, vmax=1.0, xlabel="dimension j", ylabel="position p",
+            title=f"PE, d = {d_model}, base = {base:g}", colorbar_label="PE value",
+            extent=(-0.5, d_model - 0.5, float(pos[-1]) + 0.5, float(pos[0]) - 0.5))
     ax_heat.axvline(dim, color="black", lw=0.8, ls=":")
-    ax_heat.figure.colorbar(image, ax=ax_heat, label="PE value", shrink=0.9)
     pair = dim // 2
     wavelength = 2 * np.pi / float(frequencies(d_model, base=base)[pair])
     ax_lines.plot(pos, pe[:, 2 * pair], label=f"dim {2 * pair} (sin)")
@@ -226,6 +229,7 @@ def rotation_circles(
     """
     if len(axes) != len(pairs):
         raise ValueError(f"axes and pairs must have the same length, got {len(axes)} and {len(pairs)}")
+    pairs = [check_pair_index("pairs[]", i, d_model) for i in pairs]
     w = frequencies(d_model, base=base)
     circle = np.linspace(0, 2 * np.pi, 200)
     for ax, i in zip(axes, pairs):
@@ -311,15 +315,14 @@ def similarity_panel(
     ``sqrt(d/2)``, so the picture is the same up to scale). Diverging colormap
     centred at zero.
     """
+    seq_len = check_positive_int("seq_len", seq_len)
     pe = sinusoidal_at(torch.arange(seq_len), d_model, base=base, dtype=torch.float64)
     sim = pe @ pe.T
     if cosine:
         norms = pe.norm(dim=-1)
         sim = sim / (norms[:, None] * norms[None, :])
     label = "cosine similarity" if cosine else "PE(p) . PE(q)"
-    image = ax.imshow(sim.numpy(), cmap=SIGNED_CMAP, vmin=-float(sim.abs().max()), vmax=float(sim.abs().max()),
-                      interpolation="nearest", extent=(-0.5, seq_len - 0.5, seq_len - 0.5, -0.5))
-    ax.set(xlabel="position q", ylabel="position p", title=f"d = {d_model}, base = {base:g}")
-    if colorbar:
-        ax.figure.colorbar(image, ax=ax, label=label, shrink=0.9)
-    return image
+    return heatmap(ax, sim, xlabel="position q", ylabel="position p",
+                   title=f"d = {d_model}, base = {base:g}", colorbar=colorbar,
+                   colorbar_label=label, aspect="equal",
+                   extent=(-0.5, seq_len - 0.5, seq_len - 0.5, -0.5))

@@ -219,3 +219,23 @@ def test_animation_html_is_offline():
     assert 'alt="Two unit circles with a point turning"' in html
     with pytest.raises(ValueError, match="alt must describe"):
         plots.animation_html(anim, alt="anim")
+
+
+BAD_HELPER_INPUTS = [
+    (lambda ax: checks.check_wavelength(1.0, 40, 64), ValueError, "i must be a pair index in 0 .. 31"),
+    (lambda ax: checks.check_wavelength(1.0, 1.5, 64), TypeError, "i must be an integer pair index"),
+    (lambda ax: checks.check_rotation_block([[1, 0], [0, 1]], 1, 99, 16), ValueError, "i must be a pair index in 0 .. 7"),
+    (lambda ax: checks.check_rotation_block([[1, 0], [0, 1]], float("inf"), 1, 16), ValueError, "k must be finite"),
+    (lambda ax: checks.check_closest_position(1, 8, 0), ValueError, "max_position must be a positive integer"),
+    (lambda ax: plots.rotation_circles([ax], 16, pos=0, k=1, pairs=[9]), ValueError, r"pairs\[\] must be a pair index"),
+    (lambda ax: plots.similarity_panel(ax, 16, seq_len=0), ValueError, "seq_len must be a positive integer"),
+    (lambda ax: plots.pe_overview(ax, ax, 15), ValueError, "dim must be in|d_model must be even"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD_HELPER_INPUTS, ids=[m for _, _, m in BAD_HELPER_INPUTS])
+def test_helpers_reject_bad_input_clearly(call, exc, message):
+    fig, ax = plt.subplots()
+    with pytest.raises(exc, match=message):
+        call(ax)
+    plt.close("all")

@@ -144,6 +144,8 @@ def test_rotation_matrix_blocks_and_group_laws():
     torch.testing.assert_close(enc.rotation_matrix(0, 6), torch.eye(6, dtype=torch.float64))
     assert enc.rotation_matrix(1.5, 4, dtype=torch.float32).dtype == torch.float32
     assert enc.rotation_matrix(torch.tensor(2), 4).shape == (4, 4)
+    import numpy as np  # offsets from NumPy are real numbers too
+    torch.testing.assert_close(enc.rotation_matrix(np.int64(3), 6), m)
 
 
 # ---------------------------------------------------------------- RoPE
@@ -307,6 +309,7 @@ BAD_INPUTS = [
     (lambda: enc.layout_permutation(5), ValueError, "d_model must be even"),
     (lambda: enc.rotation_matrix("1", 8), TypeError, "k must be a real number"),
     (lambda: enc.rotation_matrix(True, 8), TypeError, "k must be a real number"),
+    (lambda: enc.rotation_matrix(float("nan"), 8), ValueError, "k must be finite"),
     (lambda: enc.rotation_matrix(1, 9), ValueError, "d_model must be even"),
     (lambda: enc.rotation_matrix(1, 8, base=0.5), ValueError, "base must be a finite number > 1"),
     (lambda: enc.rotation_matrix(1, 8, dtype=torch.int32), TypeError, "dtype must be a floating-point"),
