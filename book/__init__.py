@@ -1,8 +1,10 @@
 """Companion library of *Positional Encoding, Interactively*.
 
-One module per idea: ``encodings`` (sinusoidal, RoPE, ALiBi, learned),
-``attention`` (written-out attention, permutations), ``demos`` (small seeded
-models the chapters take apart), ``plots`` (one look for all figures),
+One module per idea: ``encodings`` (sinusoidal, RoPE, ALiBi, learned, T5
+buckets), ``attention`` (written-out attention, permutations), ``demos``
+(small seeded models the chapters take apart), ``tasks`` (synthetic data),
+``models`` (a tiny Transformer with a choice of position scheme, and its
+training loop), ``plots`` (one look for all figures),
 ``widgets`` (explorers for a running kernel) and ``checks`` (exercise
 self-checks). Chapters derive a thing by hand, then assert it equals the
 library version here, which later chapters import.

@@ -43,6 +43,8 @@ __all__ = [
     "apply_rope",
     "alibi_slopes",
     "alibi_bias",
+    "t5_relative_bucket",
+    "rope_layout_permutation",
     "LearnedPositionalEmbedding",
 ]
 
@@ -348,6 +350,113 @@ def alibi_bias(n_heads: int, seq_len: int) -> torch.Tensor:
     pos = torch.arange(seq_len)
     distance = (pos[:, None] - pos[None, :]).abs().to(torch.float32)
     return -slopes[:, None, None] * distance
+
+
+def rope_layout_permutation(d_model: int, n_heads: int = 1) -> torch.Tensor:
+    """Row permutation of ``W_q`` / ``W_k`` that turns interleaved RoPE into half-split RoPE.
+
+    RoFormer (Su et al., 2021) and Meta's Llama code rotate the feature pairs
+    ``(2i, 2i+1)`` of each head; GPT-NeoX and Llama in Hugging Face
+    transformers rotate ``(i, i + h/2)`` (``h`` the head width). For one head,
+    with ``perm = [0, 2, .., h-2, 1, 3, .., h-1]``::
+
+        apply_rope(q[..., perm], layout="half") == apply_rope(q)[..., perm]
+
+    and because the same permutation of ``q`` and ``k`` leaves every dot product
+    unchanged, a model whose ``W_q`` and ``W_k`` rows (output features) are
+    permuted by ``perm`` within each head gives, with ``layout="half"``,
+    exactly the attention scores of the original model with
+    ``layout="interleaved"``. This is the permutation applied when Meta's
+    Llama checkpoints are converted to the transformers format. Its inverse,
+    ``torch.argsort(perm)``, goes back.
+
+    Args:
+        d_model: total width of the projection (``n_heads * h``).
+        n_heads: number of heads; ``d_model / n_heads`` must be even.
+
+    Returns:
+        int64 tensor of shape ``(d_model,)``: new row ``r`` takes old row
+        ``perm[r]`` (use ``W[perm]`` for an ``nn.Linear`` weight).
+
+    Raises:
+        TypeError / ValueError: if the sizes are not positive integers, or the
+            head width is not a whole even number.
+    """
+    d_model = check_positive_int("d_model", d_model)
+    n_heads = check_positive_int("n_heads", n_heads)
+    if d_model % n_heads or (d_model // n_heads) % 2:
+        raise ValueError(
+            f"d_model / n_heads must be a whole even head width (RoPE rotates pairs), "
+            f"got d_model={d_model}, n_heads={n_heads}"
+        )
+    head = d_model // n_heads
+    offsets = torch.arange(n_heads).repeat_interleave(head) * head
+    return layout_permutation(head).repeat(n_heads) + offsets
+
+
+def t5_relative_bucket(
+    relative_position: torch.Tensor | Sequence[int],
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> torch.Tensor:
+    """T5's bucket of each relative position (Raffel et al., 2020, section 2.1).
+
+    ``relative_position`` is the key position minus the query position
+    (``j - i``), as in the T5 code; negative values look back. With
+    ``bidirectional=True`` half of the buckets hold keys at or before the query
+    and half hold keys after it (``j > i`` adds ``num_buckets / 2``); with
+    ``bidirectional=False`` (a decoder) keys after the query share bucket 0.
+    Within a half of ``B`` buckets and distance ``r = |j - i|``::
+
+        bucket = r                                            if r < B/2
+        bucket = min(B - 1, B/2 + floor(log(r / (B/2))
+                          / log(max_distance / (B/2)) * (B - B/2)))  otherwise
+
+    so small distances each get a bucket and larger ones share logarithmically
+    wider buckets; every distance from ``max_distance`` on lands in the last
+    one. The logarithm is taken in float32, as in the reference code.
+
+    Args:
+        relative_position: integer tensor (or sequence) ``j - i``, any shape.
+        bidirectional: encoder (True) or decoder (False) bucketing.
+        num_buckets: number of buckets (>= 2; even if bidirectional). T5 uses 32.
+        max_distance: distance from which all positions share the last bucket;
+            must exceed the exact range (``num_buckets / 2``, or a quarter of it
+            if bidirectional). T5 uses 128.
+
+    Returns:
+        int64 tensor of the shape of ``relative_position``, in
+        ``[0, num_buckets)``.
+
+    Raises:
+        TypeError: for non-integer positions or sizes.
+        ValueError: for sizes that break the rules above.
+    """
+    rel = check_position_tensor("relative_position", relative_position, allow_float=False)
+    if not isinstance(bidirectional, bool):
+        raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
+    num_buckets = check_positive_int("num_buckets", num_buckets)
+    max_distance = check_positive_int("max_distance", max_distance)
+    if bidirectional:
+        num_buckets = check_even("num_buckets", num_buckets) // 2
+    if num_buckets < 2:
+        raise ValueError("num_buckets must leave at least 2 buckets per direction (>= 2, or >= 4 if bidirectional)")
+    max_exact = num_buckets // 2
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance must exceed the exact range {max_exact}, got {max_distance}")
+    rel = rel.long()
+    if bidirectional:
+        offset = (rel > 0).long() * num_buckets
+        distance = rel.abs()
+    else:
+        offset = torch.zeros_like(rel)
+        distance = (-rel).clamp(min=0)
+    ratio = distance.to(torch.float32).clamp(min=1) / max_exact  # clamp: log(0) is unused
+    wide = max_exact + (torch.log(ratio) / math.log(max_distance / max_exact) * (num_buckets - max_exact)).long()
+    wide = wide.clamp(max=num_buckets - 1)
+    return offset + torch.where(distance < max_exact, distance, wide)
 
 
 class LearnedPositionalEmbedding(nn.Module):

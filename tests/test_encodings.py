@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -293,6 +294,82 @@ def test_learned_embedding_out_of_range_names_max_len(bad):
         emb(torch.tensor([0, bad]))
 
 
+# ---------------------------------------------------------------- T5 buckets
+def reference_t5_bucket(rel: int, bidirectional: bool, num_buckets: int, max_distance: int) -> int:
+    """Raffel et al. (2020)'s bucketing, one integer at a time, in float32 like the T5 code."""
+    offset = 0
+    if bidirectional:
+        num_buckets //= 2
+        offset = num_buckets if rel > 0 else 0
+        r = abs(rel)
+    else:
+        r = max(-rel, 0)
+    exact = num_buckets // 2
+    if r < exact:
+        return offset + r
+    f32 = np.float32
+    frac = f32(np.log(f32(r) / f32(exact))) / f32(math.log(max_distance / exact))
+    return offset + min(num_buckets - 1, exact + int(frac * f32(num_buckets - exact)))
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets,max_distance", [(32, 128), (8, 20), (64, 256), (16, 1000)])
+def test_t5_buckets_match_reference(bidirectional, num_buckets, max_distance):
+    rel = torch.arange(-1500, 1501)
+    got = enc.t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    want = [reference_t5_bucket(int(r), bidirectional, num_buckets, max_distance) for r in rel]
+    assert got.tolist() == want
+    assert got.dtype == torch.int64 and int(got.min()) == 0 and int(got.max()) == num_buckets - 1
+
+
+def test_t5_bucket_values_by_hand():
+    # 32 buckets, 16 per direction, exact below 8, then log-spaced up to 128:
+    # 8 + floor(log(r / 8) / log(16) * 8) gives 10 at r = 16, 12 at 32, 14 at 64.
+    rel = torch.tensor([0, -1, -7, -8, -16, -32, -64, -127, -128, -5000, 1, 7, 8, 16, 128])
+    assert enc.t5_relative_bucket(rel).tolist() == [0, 1, 7, 8, 10, 12, 14, 15, 15, 15, 17, 23, 24, 26, 31]
+    # a decoder: keys after the query (rel > 0) all share bucket 0; 32 buckets for the past
+    dec = enc.t5_relative_bucket(torch.tensor([5, 0, -1, -15, -16, -32, -128]), bidirectional=False)
+    assert dec.tolist() == [0, 0, 1, 15, 16, 21, 31]  # 16 + floor(log(2) / log(8) * 16) = 21
+
+
+def test_t5_bucket_is_monotone_in_distance_and_keeps_shape():
+    rel = torch.arange(0, 400).reshape(20, 20)
+    back = enc.t5_relative_bucket(-rel)
+    assert back.shape == (20, 20)
+    assert torch.all(back.flatten().diff() >= 0)
+
+
+# ---------------------------------------------------------------- RoPE pairings
+@pytest.mark.parametrize("n_heads,head", [(1, 8), (2, 8), (4, 16), (3, 2)])
+def test_rope_layout_permutation_gives_identical_scores(n_heads, head):
+    d = n_heads * head
+    g = torch.Generator().manual_seed(n_heads * 100 + head)
+    x = torch.randn(2, 7, d, generator=g, dtype=torch.float64)
+    w_q, w_k = torch.randn(d, d, generator=g, dtype=torch.float64), torch.randn(d, d, generator=g, dtype=torch.float64)
+    perm = enc.rope_layout_permutation(d, n_heads)
+
+    def scores(wq, wk, layout):
+        q = (x @ wq.T).view(2, 7, n_heads, head).transpose(1, 2)
+        k = (x @ wk.T).view(2, 7, n_heads, head).transpose(1, 2)
+        return apply(q, layout) @ apply(k, layout).transpose(-1, -2)
+
+    def apply(t, layout):
+        return enc.apply_rope(t, layout=layout)
+
+    inter = scores(w_q, w_k, "interleaved")
+    torch.testing.assert_close(scores(w_q[perm], w_k[perm], "half"), inter)
+    # without the permutation the two pairings disagree (unless a head holds one pair)
+    assert torch.allclose(scores(w_q, w_k, "half"), inter) == (head == 2)
+    # it is a permutation that keeps every row inside its head
+    assert sorted(perm.tolist()) == list(range(d))
+    assert torch.equal(perm // head, torch.arange(d) // head)
+
+
+def test_rope_layout_permutation_one_head_is_layout_permutation():
+    assert torch.equal(enc.rope_layout_permutation(8), enc.layout_permutation(8))
+    assert enc.rope_layout_permutation(8, 2).tolist() == [0, 2, 1, 3, 4, 6, 5, 7]
+
+
 # ---------------------------------------------------------------- bad input
 BAD_INPUTS = [
     (lambda: enc.sinusoidal(10, 7), ValueError, "d_model must be even"),
@@ -323,6 +400,14 @@ BAD_INPUTS = [
     (lambda: enc.alibi_slopes(0), ValueError, "n_heads must be a positive integer"),
     (lambda: enc.alibi_slopes(2.5), TypeError, "n_heads must be an integer"),
     (lambda: enc.alibi_bias(8, 0), ValueError, "seq_len must be a positive integer"),
+    (lambda: enc.t5_relative_bucket(torch.tensor([1.5])), TypeError, "relative_position must have an integer dtype"),
+    (lambda: enc.t5_relative_bucket([1], num_buckets=7), ValueError, "num_buckets must be even"),
+    (lambda: enc.t5_relative_bucket([1], num_buckets=2), ValueError, "num_buckets must leave at least 2"),
+    (lambda: enc.t5_relative_bucket([1], max_distance=8), ValueError, "max_distance must exceed the exact range 8"),
+    (lambda: enc.t5_relative_bucket([1], bidirectional=1), TypeError, "bidirectional must be True or False"),
+    (lambda: enc.rope_layout_permutation(12, 4), ValueError, "whole even head width"),
+    (lambda: enc.rope_layout_permutation(12, 5), ValueError, "whole even head width"),
+    (lambda: enc.rope_layout_permutation(12, 0), ValueError, "n_heads must be a positive integer"),
     (lambda: enc.LearnedPositionalEmbedding(0, 8), ValueError, "max_len must be a positive integer"),
     (lambda: enc.LearnedPositionalEmbedding(8, 8)(torch.tensor([0.0, 1.0])), TypeError, "positions must have an integer dtype"),
     (lambda: enc.LearnedPositionalEmbedding(8, 8)([0, 1]), TypeError, "positions must be a torch.Tensor"),

@@ -1,0 +1,232 @@
+"""A tiny decoder-only Transformer whose position scheme is one argument.
+
+``TinyTransformer`` is the model that chapters 5 and 8 train on the CPU. It
+reuses ``book.encodings`` for every scheme (there is no second copy of any
+encoding here) and ``torch.nn.functional.scaled_dot_product_attention`` for
+speed; with ``return_attention=True`` it runs ``book.attention.attention``
+instead, which also returns the weights (the tests check the two agree).
+
+Where each scheme enters:
+
+* ``"none"`` (NoPE): nowhere; only the causal mask breaks the symmetry.
+* ``"sinusoidal"``: ``sinusoidal_at(positions, d)`` added to the input.
+* ``"learned"``: a ``LearnedPositionalEmbedding(max_len, d)`` added to the input.
+* ``"rope"``: ``apply_rope`` on each head's queries and keys, in every layer.
+* ``"alibi"``: ``-m_h (i - j)`` added to each head's scores, in every layer.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Literal, Sequence
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ._validate import check_choice, check_positive_int
+from .attention import attention, causal_mask
+from .encodings import LearnedPositionalEmbedding, alibi_slopes, apply_rope, sinusoidal_at
+from .tasks import Batch
+
+__all__ = ["SCHEMES", "TinyTransformer", "train", "accuracy_by_position"]
+
+Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi"]
+SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "rope", "alibi")
+
+
+class _Block(nn.Module):
+    def __init__(self, d_model: int, n_heads: int) -> None:
+        super().__init__()
+        self.n_heads = n_heads
+        self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
+
+    def forward(self, x, positions, scheme, bias, causal, keep):
+        b, n, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+        if scheme == "rope":
+            q, k = apply_rope(q, positions), apply_rope(k, positions)
+        if keep is not None:
+            out, weights = attention(q, k, v, bias=bias, causal=causal)
+            keep.append(weights.detach())
+        elif bias is None:
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        else:
+            mask = bias + causal_mask(n).to(bias.dtype) if causal else bias
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        x = x + self.proj(out.transpose(1, 2).reshape(b, n, d))
+        return x + self.mlp(self.ln2(x))
+
+
+class TinyTransformer(nn.Module):
+    """A pre-LayerNorm Transformer (decoder-only by default) for toy tasks.
+
+    Equations: token embedding ``E[x]`` (plus the position vector for the
+    additive schemes), then ``n_layers`` blocks of
+    ``x <- x + MHA(LN(x))`` and ``x <- x + MLP(LN(x))`` (pre-LN, Xiong et al.,
+    2020; MLP width ``4 d``, GELU), a final LayerNorm and a linear read-out.
+    Multi-head attention is Vaswani et al. (2017, eq. 1 and section 3.2.2).
+
+    Args:
+        vocab_size: number of token ids (>= 1).
+        position: ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"`` or
+            ``"alibi"`` (where each enters: see the module docstring).
+        d_model: width ``d`` (divisible by ``n_heads``; RoPE also needs an even
+            head width ``d / n_heads``).
+        n_heads: attention heads per layer.
+        n_layers: number of blocks.
+        max_len: rows of the learned position table (``position="learned"``
+            only). Policy past it: ``forward`` raises the table's ``ValueError``
+            for positions ``>= max_len``. To test such a model on longer inputs,
+            build it with a larger ``max_len``; rows never seen in training keep
+            their random initial values, which is what a real model has there.
+        causal: decoder (True, the default) or encoder (False; ALiBi then uses
+            the symmetric bias ``-m_h |i - j|``).
+        seed: seed of the initial weights (a local generator; the global one
+            is left alone).
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        *,
+        position: Scheme = "rope",
+        d_model: int = 64,
+        n_heads: int = 4,
+        n_layers: int = 2,
+        max_len: int = 64,
+        causal: bool = True,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        self.vocab_size = check_positive_int("vocab_size", vocab_size)
+        self.position = check_choice("position", position, SCHEMES)
+        self.d_model = check_positive_int("d_model", d_model)
+        self.n_heads = check_positive_int("n_heads", n_heads)
+        self.n_layers = check_positive_int("n_layers", n_layers)
+        self.max_len = check_positive_int("max_len", max_len)
+        if d_model % n_heads:
+            raise ValueError(f"d_model must be divisible by n_heads, got {d_model} and {n_heads}")
+        if position == "rope" and (d_model // n_heads) % 2:
+            raise ValueError(
+                f"RoPE rotates pairs, so the head width d_model / n_heads must be even, got {d_model // n_heads}"
+            )
+        self.causal = bool(causal)
+        fork = torch.random.fork_rng()
+        with fork:
+            torch.manual_seed(seed)
+            self.embed = nn.Embedding(vocab_size, d_model)
+            self.pos = LearnedPositionalEmbedding(max_len, d_model) if position == "learned" else None
+            self.blocks = nn.ModuleList(_Block(d_model, n_heads) for _ in range(n_layers))
+            self.ln_f = nn.LayerNorm(d_model)
+            self.head = nn.Linear(d_model, vocab_size)
+        self.register_buffer("slopes", alibi_slopes(n_heads), persistent=False)
+
+    def position_bias(self, seq_len: int) -> torch.Tensor | None:
+        """The ALiBi bias ``(n_heads, n, n)``: ``-m_h (i - j)``, or ``-m_h |i - j|``
+        for an encoder; ``None`` for the other schemes."""
+        if self.position != "alibi":
+            return None
+        pos = torch.arange(seq_len, device=self.slopes.device)
+        distance = (pos[:, None] - pos[None, :]).abs().to(self.slopes.dtype)
+        return -self.slopes[:, None, None] * distance
+
+    def forward(
+        self, tokens: torch.Tensor, *, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """Logits ``(batch, n, vocab_size)`` for integer ``tokens`` ``(batch, n)``.
+
+        With ``return_attention=True`` also returns one ``(batch, n_heads, n, n)``
+        tensor of attention weights per layer.
+
+        Raises:
+            TypeError: if ``tokens`` is not an integer tensor.
+            ValueError: for a wrong shape, ids outside ``[0, vocab_size)``, or
+                (learned positions) a length over ``max_len``.
+        """
+        tokens = self._check_tokens(tokens)
+        n = tokens.shape[1]
+        positions = torch.arange(n, device=tokens.device)
+        x = self.embed(tokens)
+        if self.position == "sinusoidal":
+            x = x + sinusoidal_at(positions, self.d_model, dtype=x.dtype)
+        elif self.position == "learned":
+            x = x + self.pos(positions)
+        bias = self.position_bias(n)
+        keep: list[torch.Tensor] | None = [] if return_attention else None
+        for block in self.blocks:
+            x = block(x, positions, self.position, bias, self.causal, keep)
+        logits = self.head(self.ln_f(x))
+        return (logits, keep) if return_attention else logits
+
+    def _check_tokens(self, tokens: torch.Tensor) -> torch.Tensor:
+        if not isinstance(tokens, torch.Tensor) or tokens.is_floating_point() or tokens.dtype == torch.bool:
+            raise TypeError(f"tokens must be an integer torch.Tensor, got {getattr(tokens, 'dtype', type(tokens))}")
+        if tokens.dim() != 2 or tokens.shape[1] == 0:
+            raise ValueError(f"tokens must have shape (batch, seq_len) with seq_len >= 1, got {tuple(tokens.shape)}")
+        if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= self.vocab_size):
+            raise ValueError(f"tokens must lie in [0, vocab_size) = [0, {self.vocab_size})")
+        return tokens.long()
+
+
+def train(
+    model: nn.Module,
+    make_batch: Callable[[torch.Generator], Batch],
+    *,
+    steps: int,
+    lr: float = 3e-3,
+    seed: int = 0,
+    progress: bool = False,
+) -> list[float]:
+    """Train ``model`` with AdamW on fresh batches; return the loss of each step.
+
+    Each step draws ``make_batch(generator)`` from a generator seeded with
+    ``seed`` and minimises the cross-entropy on the targets where
+    ``loss_mask`` is True. The learning rate warms up linearly over the first
+    10% of steps and then decays to 0 along a cosine. Pass ``progress=True``
+    for a ``tqdm`` bar.
+    """
+    steps = check_positive_int("steps", steps)
+    if not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
+        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
+    generator = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warm = max(1, steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps)))
+    )
+    loop: Sequence[int] = range(steps)
+    if progress:
+        from tqdm.auto import tqdm
+
+        loop = tqdm(loop, desc="training", leave=False)
+    losses = []
+    model.train()
+    for _ in loop:
+        batch = make_batch(generator)
+        logits = model(batch.inputs)
+        loss = F.cross_entropy(logits[batch.loss_mask], batch.targets[batch.loss_mask])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        schedule.step()
+        losses.append(loss.item())
+    model.eval()
+    return losses
+
+
+@torch.no_grad()
+def accuracy_by_position(model: nn.Module, batch: Batch) -> torch.Tensor:
+    """Fraction of correct greedy next-token predictions at each target index.
+
+    Returns a float64 tensor of shape ``(seq_len,)``, NaN where ``loss_mask``
+    is False in every sequence.
+    """
+    model.eval()
+    correct = (model(batch.inputs).argmax(-1) == batch.targets) & batch.loss_mask
+    counted = batch.loss_mask.sum(0).to(torch.float64)
+    acc = correct.sum(0).to(torch.float64) / counted
+    return torch.where(counted > 0, acc, torch.nan)

@@ -1,0 +1,113 @@
+"""Synthetic sequence tasks small enough to train on a laptop CPU in seconds.
+
+Every task returns a ``Batch``: ``inputs`` and ``targets`` of shape
+``(n_seqs, length)`` (next-token prediction, ``targets[:, t]`` is the token
+that should follow ``inputs[:, :t+1]``) and a boolean ``loss_mask`` marking
+the targets that the task's rule determines. Tokens are drawn from a
+``torch.Generator`` so a seed fixes the data.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+from ._validate import check_positive_int
+
+__all__ = ["Batch", "fibonacci_mod", "copy_task"]
+
+
+class Batch(NamedTuple):
+    """Inputs, next-token targets and the mask of targets that count."""
+
+    inputs: torch.Tensor
+    targets: torch.Tensor
+    loss_mask: torch.Tensor
+
+
+def _check_generator(generator: torch.Generator | None) -> torch.Generator | None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    return generator
+
+
+def fibonacci_mod(
+    n_seqs: int,
+    length: int,
+    *,
+    modulus: int = 10,
+    generator: torch.Generator | None = None,
+) -> Batch:
+    """A local rule: each token is the sum of the two before it, modulo ``modulus``.
+
+    Sequence: ``x_0, x_1`` uniform in ``0 .. modulus-1``, then
+    ``x_t = (x_{t-1} + x_{t-2}) mod modulus``. A model that has learned to look
+    one and two tokens back can continue the rule at any length, which makes
+    the task a test of relative position (issue: chapter 8, task 1).
+
+    Args:
+        n_seqs: number of sequences (>= 1).
+        length: tokens fed to the model (>= 2); the sequence drawn has
+            ``length + 1`` tokens and is split into inputs and shifted targets.
+        modulus: vocabulary size (>= 2).
+        generator: source of randomness (seed it for reproducible data).
+
+    Returns:
+        ``Batch`` whose ``loss_mask`` is True from target index 1 on (the target
+        ``x_{t+1}`` is determined once ``x_{t-1}`` and ``x_t`` are both seen).
+    """
+    n_seqs = check_positive_int("n_seqs", n_seqs)
+    length = check_positive_int("length", length)
+    modulus = check_positive_int("modulus", modulus)
+    if length < 2:
+        raise ValueError(f"length must be at least 2 (the rule needs two tokens), got {length}")
+    if modulus < 2:
+        raise ValueError(f"modulus must be at least 2, got {modulus}")
+    generator = _check_generator(generator)
+    seq = torch.empty(n_seqs, length + 1, dtype=torch.long)
+    seq[:, :2] = torch.randint(modulus, (n_seqs, 2), generator=generator)
+    for t in range(2, length + 1):  # a recurrence; length is small
+        seq[:, t] = (seq[:, t - 1] + seq[:, t - 2]) % modulus
+    mask = torch.ones(n_seqs, length, dtype=torch.bool)
+    mask[:, 0] = False
+    return Batch(seq[:, :-1], seq[:, 1:], mask)
+
+
+def copy_task(
+    n_seqs: int,
+    n_tokens: int,
+    *,
+    n_symbols: int = 10,
+    generator: torch.Generator | None = None,
+) -> Batch:
+    """Copying: ``BOS x_1 .. x_n SEP x_1 .. x_n``, scored on the second copy.
+
+    Symbols are ``0 .. n_symbols-1``; ``BOS = n_symbols`` and
+    ``SEP = n_symbols + 1``, so the vocabulary has ``n_symbols + 2`` tokens.
+    To copy, the model must find, for the ``j``-th output, the ``j``-th input:
+    a jump of exactly ``n + 1`` positions back, which depends on ``n``.
+
+    Args:
+        n_seqs: number of sequences (>= 1).
+        n_tokens: ``n``, the number of symbols to copy (>= 1).
+        n_symbols: size of the symbol alphabet (>= 2).
+        generator: source of randomness.
+
+    Returns:
+        ``Batch`` with inputs of length ``2 n + 1``; ``loss_mask`` is True on
+        the ``n`` targets of the second copy.
+    """
+    n_seqs = check_positive_int("n_seqs", n_seqs)
+    n = check_positive_int("n_tokens", n_tokens)
+    n_symbols = check_positive_int("n_symbols", n_symbols)
+    if n_symbols < 2:
+        raise ValueError(f"n_symbols must be at least 2, got {n_symbols}")
+    generator = _check_generator(generator)
+    x = torch.randint(n_symbols, (n_seqs, n), generator=generator)
+    bos = torch.full((n_seqs, 1), n_symbols)
+    sep = torch.full((n_seqs, 1), n_symbols + 1)
+    seq = torch.cat((bos, x, sep, x), dim=1)  # length 2n + 2
+    mask = torch.zeros(n_seqs, 2 * n + 1, dtype=torch.bool)
+    mask[:, n + 1 :] = True  # targets n+1 .. 2n are seq[n+2 ..], the copy
+    return Batch(seq[:, :-1], seq[:, 1:], mask)

@@ -1,0 +1,154 @@
+"""Tests of book.tasks and book.models: data rules, the model under every
+position scheme, agreement of the fast and the written-out attention paths,
+and the learned table's policy past max_len."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from book import encodings as enc
+from book import models, tasks
+
+
+def gen(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+# ---------------------------------------------------------------- tasks
+def test_fibonacci_mod_follows_its_rule():
+    b = tasks.fibonacci_mod(5, 12, modulus=7, generator=gen())
+    seq = torch.cat((b.inputs, b.targets[:, -1:]), dim=1)
+    assert b.inputs.shape == b.targets.shape == b.loss_mask.shape == (5, 12)
+    assert torch.equal(b.targets[:, :-1], b.inputs[:, 1:])
+    assert torch.equal(seq[:, 2:], (seq[:, 1:-1] + seq[:, :-2]) % 7)
+    assert not b.loss_mask[:, 0].any() and b.loss_mask[:, 1:].all()
+    assert torch.equal(tasks.fibonacci_mod(5, 12, modulus=7, generator=gen()).inputs, b.inputs)
+
+
+def test_copy_task_layout_and_mask():
+    b = tasks.copy_task(4, 5, n_symbols=6, generator=gen(1))
+    seq = torch.cat((b.inputs[:, :1], b.targets), dim=1)  # the whole sequence
+    assert seq.shape == (4, 12)
+    assert (seq[:, 0] == 6).all() and (seq[:, 6] == 7).all()  # BOS, SEP
+    assert torch.equal(seq[:, 1:6], seq[:, 7:])
+    assert b.loss_mask.sum(1).tolist() == [5] * 4
+    assert torch.equal(b.targets[b.loss_mask].view(4, 5), seq[:, 1:6])
+
+
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (lambda: tasks.fibonacci_mod(2, 1), ValueError, "length must be at least 2"),
+        (lambda: tasks.fibonacci_mod(0, 5), ValueError, "n_seqs must be a positive integer"),
+        (lambda: tasks.fibonacci_mod(2, 5, modulus=1), ValueError, "modulus must be at least 2"),
+        (lambda: tasks.fibonacci_mod(2, 5, generator=0), TypeError, "generator must be a torch.Generator"),
+        (lambda: tasks.copy_task(2, 0), ValueError, "n_tokens must be a positive integer"),
+        (lambda: tasks.copy_task(2, 3, n_symbols=1), ValueError, "n_symbols must be at least 2"),
+    ],
+)
+def test_task_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+# ---------------------------------------------------------------- model
+@pytest.mark.parametrize("scheme", models.SCHEMES)
+@pytest.mark.parametrize("causal", [True, False])
+def test_fast_path_equals_written_out_attention(scheme, causal):
+    m = models.TinyTransformer(11, position=scheme, d_model=32, n_heads=4, max_len=40, causal=causal, seed=3)
+    x = torch.randint(11, (3, 17), generator=gen())
+    fast = m(x)
+    slow, maps = m(x, return_attention=True)
+    torch.testing.assert_close(fast, slow, atol=1e-5, rtol=1e-5)
+    assert fast.shape == (3, 17, 11) and len(maps) == 2
+    assert maps[0].shape == (3, 4, 17, 17)
+    torch.testing.assert_close(maps[1].sum(-1), torch.ones(3, 4, 17))
+    if causal:
+        assert float(maps[0].triu(1).abs().max()) == 0.0
+
+
+@pytest.mark.parametrize("scheme", ["none", "sinusoidal", "rope", "alibi"])
+def test_schemes_run_past_the_training_length(scheme):
+    m = models.TinyTransformer(10, position=scheme, d_model=16, n_heads=2, max_len=8)
+    out = m(torch.randint(10, (2, 50), generator=gen()))
+    assert out.shape == (2, 50, 10) and torch.isfinite(out).all()
+
+
+def test_learned_positions_past_max_len_raise_a_clear_error():
+    m = models.TinyTransformer(10, position="learned", d_model=16, n_heads=2, max_len=8)
+    m(torch.zeros(1, 8, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"positions must lie in \[0, max_len\) = \[0, 8\), got 8"):
+        m(torch.zeros(1, 9, dtype=torch.long))
+
+
+def test_causal_model_is_causal_for_every_scheme():
+    x = torch.randint(10, (1, 12), generator=gen(2))
+    y = x.clone()
+    y[0, 7:] = (y[0, 7:] + 1) % 10  # change the future only
+    for scheme in models.SCHEMES:
+        m = models.TinyTransformer(10, position=scheme, d_model=16, n_heads=2, max_len=12)
+        torch.testing.assert_close(m(x)[:, :7], m(y)[:, :7])
+
+
+def test_nope_encoder_is_permutation_equivariant_and_others_are_not():
+    x = torch.randint(10, (1, 9), generator=gen(4))
+    perm = torch.randperm(9, generator=gen(5))
+    for scheme in models.SCHEMES:
+        m = models.TinyTransformer(10, position=scheme, d_model=16, n_heads=2, max_len=9, causal=False)
+        same = torch.allclose(m(x[:, perm]), m(x)[:, perm], atol=1e-5)
+        assert same == (scheme == "none"), scheme
+
+
+def test_model_uses_the_library_encodings():
+    m = models.TinyTransformer(10, position="alibi", d_model=16, n_heads=4, causal=False)
+    torch.testing.assert_close(m.position_bias(6), enc.alibi_bias(4, 6))
+    causal = models.TinyTransformer(10, position="alibi", d_model=16, n_heads=4)
+    assert models.TinyTransformer(10, position="rope").position_bias(6) is None
+    torch.testing.assert_close(causal.position_bias(6).tril(), enc.alibi_bias(4, 6).tril())
+
+
+def test_weights_depend_only_on_seed_and_leave_global_rng_alone():
+    torch.manual_seed(123)
+    before = torch.random.get_rng_state()
+    a = models.TinyTransformer(10, position="learned", seed=7)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    b = models.TinyTransformer(10, position="learned", seed=7)
+    c = models.TinyTransformer(10, position="learned", seed=8)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    assert not torch.equal(a.pos.weight, c.pos.weight)
+
+
+def test_training_learns_the_local_rule_and_is_deterministic():
+    torch.set_num_threads(1)
+
+    def run():
+        m = models.TinyTransformer(10, position="rope", d_model=32, n_heads=2, max_len=16, seed=0)
+        losses = models.train(m, lambda g: tasks.fibonacci_mod(32, 16, generator=g), steps=150, seed=0)
+        return m, losses
+
+    m, losses = run()
+    _, again = run()
+    assert losses == again
+    assert sum(losses[-10:]) / 10 < 0.5 * losses[0]
+    acc = models.accuracy_by_position(m, tasks.fibonacci_mod(200, 16, generator=gen(9)))
+    assert torch.isnan(acc[0]) and float(acc[1:].mean()) > 0.5
+
+
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (lambda: models.TinyTransformer(10, position="t5"), ValueError, "position must be one of"),
+        (lambda: models.TinyTransformer(10, d_model=30, n_heads=4), ValueError, "divisible by n_heads"),
+        (lambda: models.TinyTransformer(10, d_model=12, n_heads=4), ValueError, "head width d_model / n_heads must be even"),
+        (lambda: models.TinyTransformer(0), ValueError, "vocab_size must be a positive integer"),
+        (lambda: models.TinyTransformer(10)(torch.zeros(2, 3)), TypeError, "tokens must be an integer"),
+        (lambda: models.TinyTransformer(10)(torch.zeros(3, dtype=torch.long)), ValueError, r"shape \(batch, seq_len\)"),
+        (lambda: models.TinyTransformer(10)(torch.full((1, 3), 10)), ValueError, r"tokens must lie in \[0, vocab_size\)"),
+        (lambda: models.train(models.TinyTransformer(10), None, steps=0), ValueError, "steps must be a positive"),
+        (lambda: models.train(models.TinyTransformer(10), None, steps=1, lr=-1), ValueError, "lr must be a positive"),
+    ],
+)
+def test_model_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
