@@ -15,13 +15,16 @@ from typing import Any, Sequence
 import torch
 
 from ._validate import check_pair_index, check_positive_int, check_real
-from .encodings import frequencies, sinusoidal_at
+from .encodings import alibi_slopes, frequencies, sinusoidal_at
 
 __all__ = [
     "check_permutation_matrix",
     "check_wavelength",
     "check_rotation_block",
     "check_closest_position",
+    "check_position_table_size",
+    "check_rope_angle",
+    "check_alibi_slopes",
 ]
 
 
@@ -176,3 +179,109 @@ def check_closest_position(answer: Any, d_model: int, max_position: int, *, base
                         "a whole radian. Compute the distances to PE(0) for every p.")
     return _verdict(False, f"PE({p}) is {float(dist[p]):.4f} away from PE(0); some position is closer. "
                     f"Compute all distances at once and take the argmin over p >= 1.")
+
+
+def check_position_table_size(answer: Any, max_len: int, d_model: int, *, n_layers: int = 1) -> bool:
+    """Chapter 5: how many trainable numbers a learned position table holds.
+
+    The table has one ``d_model``-vector per position: ``max_len * d_model``
+    parameters, added once at the input (not per layer). Recognises the
+    positions or the width alone, their sum, a count per layer, and the
+    sinusoidal answer (0, which has no parameters).
+
+    Raises:
+        TypeError / ValueError: if the sizes are not positive integers.
+    """
+    max_len = check_positive_int("max_len", max_len)
+    d_model = check_positive_int("d_model", d_model)
+    n_layers = check_positive_int("n_layers", n_layers)
+    value = _number(answer)
+    if value is None or value != int(value):
+        return _verdict(False, "Give a whole number of parameters.")
+    right = max_len * d_model
+    if value == right:
+        return _verdict(True, f"{max_len} positions x {d_model} numbers each = {right:,} parameters "
+                        f"(a sinusoidal table would add none).")
+    if value == max_len:
+        return _verdict(False, "That counts the positions; each one has a whole vector of d_model numbers.")
+    if value == d_model:
+        return _verdict(False, "That is one position's vector; the table has one for every position.")
+    if value == max_len + d_model:
+        return _verdict(False, "The table is a matrix: multiply the number of rows by the row width.")
+    if n_layers > 1 and value == right * n_layers:
+        return _verdict(False, "The table is added once, to the input embeddings, not in every layer.")
+    if value == 0:
+        return _verdict(False, "Zero is the sinusoidal table's count; a learned table is all parameters.")
+    return _verdict(False, f"Count rows x columns of the nn.Embedding(max_len={max_len}, d_model={d_model}) weight.")
+
+
+def check_rope_angle(answer: Any, m: float, i: int, d_model: int, *, base: float = 10000.0) -> bool:
+    """Chapter 6: the angle, in radians, by which RoPE turns pair ``i`` of a
+    vector at position ``m``: ``m * theta_i`` with ``theta_i = base^(-2i/d)``
+    (Su et al., 2021, eq. 15).
+
+    Recognises degrees, the exponent ``i/d`` instead of ``2i/d``, the frequency
+    alone (position forgotten), and ``m / theta_i``.
+
+    Raises:
+        TypeError / ValueError: if ``i`` is not a pair index of ``d_model`` or
+            ``m`` is not a finite real number.
+    """
+    i = check_pair_index("i", i, d_model)
+    m = check_real("m", m)
+    value = _number(answer)
+    if value is None:
+        return _verdict(False, "Give the angle as one number, in radians.")
+    theta = float(frequencies(d_model, base=base)[i])
+    right = m * theta
+    if _close(value, right, 1e-6) or (right == 0 and value == 0):
+        return _verdict(True, f"Pair {i} turns by theta_{i} = {base:g}^(-2*{i}/{d_model}) per position, "
+                        f"so by {right:.6g} rad at position {m:g}.")
+    if _close(value, math.degrees(right), 1e-6):
+        return _verdict(False, "That is the angle in degrees; RoPE's cos and sin take radians.")
+    if _close(value, m * base ** (-i / d_model), 1e-6):
+        return _verdict(False, "The exponent is -2i/d, not -i/d: pair i holds features 2i and 2i+1.")
+    if _close(value, theta, 1e-6):
+        return _verdict(False, "That is theta_i, the turn per position. Multiply by the position m.")
+    if theta and _close(value, m / theta, 1e-6):
+        return _verdict(False, "theta_i = base^(-2i/d) is below 1 for i > 0: multiply m by it, don't divide.")
+    return _verdict(False, "Start from theta_i = base^(-2i/d); the rotation at position m is m * theta_i.")
+
+
+def check_alibi_slopes(answer: Any, n_heads: int) -> bool:
+    """Chapter 7: ALiBi's slopes for ``n_heads`` heads, in head order
+    (Press et al., 2022, section 3 and their reference code).
+
+    Recognises the slopes in the wrong order, the geometric rule
+    ``2^(-8h/n)`` used for a head count that is not a power of two, and the
+    slopes ``2^-h``.
+
+    Raises:
+        TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
+    """
+    n_heads = check_positive_int("n_heads", n_heads)
+    try:
+        got = torch.as_tensor(answer, dtype=torch.float64).flatten()
+    except (TypeError, ValueError, RuntimeError):
+        return _verdict(False, "Give the slopes as a list or tensor of numbers, one per head.")
+    right = alibi_slopes(n_heads).to(torch.float64)
+    if got.shape != right.shape:
+        return _verdict(False, f"Give one slope per head: {n_heads} numbers, got {got.numel()}.")
+
+    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
+        return bool(torch.allclose(a, b, rtol=1e-5, atol=0))
+
+    if same(got, right):
+        return _verdict(True, f"Slopes for {n_heads} heads: " + ", ".join(f"{v:.4g}" for v in right.tolist()) + ".")
+    if same(got.sort().values, right.sort().values):
+        return _verdict(False, "The right numbers in the wrong order: head 1 gets the largest slopes of the "
+                        "power-of-two sequence, then the extra heads follow.")
+    h = torch.arange(1, n_heads + 1, dtype=torch.float64)
+    if same(got, 2.0 ** (-8.0 * h / n_heads)):
+        return _verdict(False, f"2^(-8h/n) is the rule when n is a power of two; {n_heads} is not. Take the "
+                        "slopes of the nearest smaller power of two, then every other slope of the "
+                        "sequence for twice that power.")
+    if same(got, 2.0 ** -h):
+        return _verdict(False, "The slopes are 2^(-8h/n), spread over [2^-8, 2^-(8/n)], not 2^-h.")
+    return _verdict(False, "Start from the 8-head slopes 1/2, 1/4, .., 1/256 and Press et al.'s rule for "
+                    "other head counts.")

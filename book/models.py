@@ -180,6 +180,7 @@ def train(
     lr: float = 3e-3,
     seed: int = 0,
     progress: bool = False,
+    callback: Callable[[int, nn.Module], None] | None = None,
 ) -> list[float]:
     """Train ``model`` with AdamW on fresh batches; return the loss of each step.
 
@@ -187,7 +188,9 @@ def train(
     ``seed`` and minimises the cross-entropy on the targets where
     ``loss_mask`` is True. The learning rate warms up linearly over the first
     10% of steps and then decays to 0 along a cosine. Pass ``progress=True``
-    for a ``tqdm`` bar.
+    for a ``tqdm`` bar, and ``callback(step, model)`` to look at the model
+    before the first step (``step = 0``) and after every step ``1 .. steps``
+    (e.g. to keep snapshots of a position table).
     """
     steps = check_positive_int("steps", steps)
     if not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
@@ -205,7 +208,9 @@ def train(
         loop = tqdm(loop, desc="training", leave=False)
     losses = []
     model.train()
-    for _ in loop:
+    if callback is not None:
+        callback(0, model)
+    for step in loop:
         batch = make_batch(generator)
         logits = model(batch.inputs)
         loss = F.cross_entropy(logits[batch.loss_mask], batch.targets[batch.loss_mask])
@@ -214,6 +219,8 @@ def train(
         opt.step()
         schedule.step()
         losses.append(loss.item())
+        if callback is not None:
+            callback(step + 1, model)
     model.eval()
     return losses
 

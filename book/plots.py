@@ -37,6 +37,12 @@ __all__ = [
     "rotation_animation",
     "animation_html",
     "similarity_panel",
+    "cosine_similarity",
+    "table_similarity_panel",
+    "pca_path",
+    "rope_plane",
+    "rope_score_curve",
+    "alibi_panel",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
@@ -325,4 +331,157 @@ def similarity_panel(
     return heatmap(ax, sim, xlabel="position q", ylabel="position p",
                    title=f"d = {d_model}, base = {base:g}", colorbar=colorbar,
                    colorbar_label=label, aspect="equal",
+                   extent=(-0.5, seq_len - 0.5, seq_len - 0.5, -0.5))
+
+
+def cosine_similarity(table: torch.Tensor) -> torch.Tensor:
+    """Cosine similarity of every pair of rows of a ``(positions, d)`` table
+    (float64, shape ``(positions, positions)``)."""
+    if not isinstance(table, torch.Tensor) or table.dim() != 2 or not table.is_floating_point():
+        raise ValueError(
+            f"table must be a 2-D floating tensor (positions, d), got {getattr(table, 'shape', type(table))}"
+        )
+    unit = torch.nn.functional.normalize(table.detach().to(torch.float64), dim=-1)
+    return unit @ unit.T
+
+
+def table_similarity_panel(
+    ax: plt.Axes, table: torch.Tensor, *, title: str = "", colorbar: bool = True
+) -> mpl.image.AxesImage:
+    """Chapter 5's picture: cosine similarity of a position table's rows
+    (learned or sinusoidal), on the fixed range [-1, 1] so panels compare."""
+    sim = cosine_similarity(table)
+    n = sim.shape[0]
+    return heatmap(ax, sim, vmax=1.0, xlabel="position q", ylabel="position p", title=title,
+                   colorbar=colorbar, colorbar_label="cosine similarity", aspect="equal",
+                   extent=(-0.5, n - 0.5, n - 0.5, -0.5))
+
+
+def pca_path(ax: plt.Axes, table: torch.Tensor, *, title: str = "", colorbar: bool = True) -> float:
+    """Project a ``(positions, d)`` table on its first two principal components
+    and draw the positions in order as a path, coloured by position.
+
+    PCA: centre the rows, take the SVD ``U S V^T`` and plot ``U[:, :2] S[:2]``.
+
+    Returns:
+        the fraction of the table's variance that the two components explain.
+    """
+    if not isinstance(table, torch.Tensor) or table.dim() != 2 or table.shape[0] < 3:
+        raise ValueError(f"table must be a 2-D tensor with at least 3 rows, got {getattr(table, 'shape', None)}")
+    x = table.detach().to(torch.float64)
+    x = x - x.mean(0)
+    u, sv, _ = torch.linalg.svd(x, full_matrices=False)
+    xy = (u[:, :2] * sv[:2]).numpy()
+    n = xy.shape[0]
+    ax.plot(xy[:, 0], xy[:, 1], color="0.75", lw=1, zorder=1)
+    points = ax.scatter(xy[:, 0], xy[:, 1], c=np.arange(n), cmap=POSITIVE_CMAP, s=14, zorder=2)
+    ax.annotate("0", xy[0], textcoords="offset points", xytext=(4, 4), fontsize=8)
+    ax.annotate(str(n - 1), xy[-1], textcoords="offset points", xytext=(4, 4), fontsize=8)
+    ax.set(xlabel="principal component 1", ylabel="principal component 2", title=title)
+    if colorbar:
+        ax.figure.colorbar(points, ax=ax, label="position", shrink=0.9)
+    return float((sv[:2] ** 2).sum() / (sv**2).sum())
+
+
+def _pair_values(name: str, v: Sequence[float] | torch.Tensor) -> np.ndarray:
+    arr = np.asarray(torch.as_tensor(v, dtype=torch.float64))
+    if arr.shape != (2,):
+        raise ValueError(f"{name} must hold the 2 features of one pair, got shape {arr.shape}")
+    return arr
+
+
+def rope_plane(
+    ax: plt.Axes,
+    q_pair: Sequence[float] | torch.Tensor,
+    k_pair: Sequence[float] | torch.Tensor,
+    *,
+    m: float,
+    n: float,
+    theta: float,
+) -> float:
+    """Chapter 6's picture: one RoPE pair of a query at position ``m`` and a
+    key at position ``n``, rotated by ``m * theta`` and ``n * theta`` on their
+    plane (Su et al., 2021, eq. 13). Faint arrows are the unrotated vectors.
+
+    Returns:
+        the pair's contribution to the score, ``<R(m theta) q, R(n theta) k>``,
+        which equals ``q^T R((n - m) theta) k``.
+    """
+    q, k = _pair_values("q_pair", q_pair), _pair_values("k_pair", k_pair)
+
+    def rot(v: np.ndarray, angle: float) -> np.ndarray:
+        c, s = np.cos(angle), np.sin(angle)
+        return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+    qm, kn = rot(q, m * theta), rot(k, n * theta)
+    reach = 1.15 * max(np.linalg.norm(q), np.linalg.norm(k), 1e-9)
+    for v, color, alpha, label in ((q, OKABE_ITO[0], 0.25, None), (k, OKABE_ITO[3], 0.25, None),
+                                   (qm, OKABE_ITO[0], 1.0, f"query at m = {m:g}"),
+                                   (kn, OKABE_ITO[3], 1.0, f"key at n = {n:g}")):
+        ax.annotate("", xy=v, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=color, alpha=alpha, lw=2))
+        if label:
+            ax.plot([], [], color=color, lw=2, label=label)
+    ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal",
+           xlabel="first feature of the pair", ylabel="second feature",
+           title=f"query to key: {(n - m) * theta:+.2f} rad")
+    ax.axhline(0, color="0.85", lw=0.8)
+    ax.axvline(0, color="0.85", lw=0.8)
+    ax.legend(fontsize=8, loc="lower left")
+    return float(qm @ kn)
+
+
+def rope_score_curve(
+    ax: plt.Axes,
+    q: torch.Tensor,
+    k: torch.Tensor,
+    *,
+    offsets: Sequence[int] | torch.Tensor,
+    base: float = 10000.0,
+    mark: float | None = None,
+    label: str = "score",
+) -> torch.Tensor:
+    """Plot the RoPE score ``<rope(q, m), rope(k, n)>`` against the offset
+    ``m - n`` (it depends on nothing else), computed with
+    ``book.encodings.apply_rope`` at ``n = 0``; optionally mark one offset.
+
+    Returns the scores (float64, one per offset).
+    """
+    from .encodings import apply_rope
+
+    q64 = torch.as_tensor(q, dtype=torch.float64).reshape(1, -1)
+    k64 = torch.as_tensor(k, dtype=torch.float64).reshape(1, -1)
+    if q64.shape != k64.shape:
+        raise ValueError(f"q and k must have the same size, got {q64.shape[1]} and {k64.shape[1]}")
+    off = torch.as_tensor(offsets)
+    qs = apply_rope(q64.expand(len(off), -1), off, base=base)
+    scores = (qs * apply_rope(k64, base=base)).sum(-1)
+    ax.plot(off.numpy(), scores.numpy(), label=label)
+    if mark is not None:
+        i = int(torch.argmin((off.to(torch.float64) - mark).abs()))
+        ax.plot([float(off[i])], [float(scores[i])], "o", color=OKABE_ITO[3], ms=7, label=f"m - n = {mark:g}")
+    ax.set(xlabel="offset m - n (positions)", ylabel="score q . k after RoPE",
+           title="the score depends only on m - n")
+    return scores
+
+
+def alibi_panel(
+    ax: plt.Axes, n_heads: int, head: int, *, seq_len: int, causal: bool = True, colorbar: bool = True
+) -> mpl.image.AxesImage:
+    """Chapter 7's picture: head ``head``'s ALiBi bias ``-m_h |i - j|``
+    (Press et al., 2022) for ``seq_len`` positions; with ``causal=True`` the
+    masked keys ``j > i`` are left blank. Diverging colormap centred at zero,
+    on a range shared by all heads (the steepest head's most negative bias)."""
+    from .encodings import alibi_bias, alibi_slopes
+
+    n_heads = check_positive_int("n_heads", n_heads)
+    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < n_heads:
+        raise ValueError(f"head must be an integer in 0 .. {n_heads - 1}, got {head!r}")
+    bias = alibi_bias(n_heads, seq_len)[head].to(torch.float64)
+    if causal:
+        bias = bias.masked_fill(torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1), float("nan"))
+    top = float(alibi_slopes(n_heads).max()) * (seq_len - 1)
+    slope = float(alibi_slopes(n_heads)[head])
+    return heatmap(ax, bias, vmax=top, xlabel="key j", ylabel="query i",
+                   title=f"head {head + 1}: m = 1/{1 / slope:.3g}", colorbar=colorbar,
+                   colorbar_label="bias added to the score", aspect="equal",
                    extent=(-0.5, seq_len - 0.5, seq_len - 0.5, -0.5))

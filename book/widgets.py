@@ -8,14 +8,32 @@ plotting function.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 
 from .demos import TinySelfAttention
-from .plots import order_panels, pe_overview, rotation_circles, similarity_panel
+from .plots import (
+    alibi_panel,
+    order_panels,
+    pca_path,
+    pe_overview,
+    rope_plane,
+    rope_score_curve,
+    rotation_circles,
+    similarity_panel,
+    table_similarity_panel,
+)
 
-__all__ = ["order_explorer", "pe_explorer", "rotation_explorer", "fingerprint_explorer"]
+__all__ = [
+    "order_explorer",
+    "pe_explorer",
+    "rotation_explorer",
+    "fingerprint_explorer",
+    "learned_table_explorer",
+    "rope_explorer",
+    "alibi_explorer",
+]
 
 
 def _explorer(rows: Sequence[Sequence[Any]], draw: Callable[[], plt.Figure | None]):
@@ -144,3 +162,92 @@ def fingerprint_explorer(d_model: int = 64, base: float = 10000.0, seq_len: int 
         return fig
 
     return _explorer([[d, b], [n, cosine]], draw)
+
+
+def learned_table_explorer(snapshots: Mapping[int, Any]):
+    """Step through training and watch a learned position table organise
+    (chapter 5). ``snapshots`` maps a training step to the table ``(max_len, d)``
+    at that step; the figure shows the table's cosine similarity and its PCA
+    path. Static twin: the chapter's small multiples of the same snapshots."""
+    import ipywidgets as w
+
+    steps = sorted(snapshots)
+    if not steps:
+        raise ValueError("snapshots must hold at least one (step, table) pair")
+    step = w.SelectionSlider(options=steps, value=steps[-1], description="step")
+
+    def draw() -> plt.Figure:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.4))
+        table = snapshots[step.value]
+        table_similarity_panel(left, table, title=f"similarity after {step.value} steps")
+        share = pca_path(right, table, title="first two principal components")
+        print(f"step {step.value}: the two components explain {share:.0%} of the variance")
+        return fig
+
+    return _explorer([[step]], draw)
+
+
+def rope_explorer(q: Any, k: Any, *, base: float = 10000.0, max_position: int = 64):
+    """Rotate a query to position ``m`` and a key to position ``n`` (chapter 6).
+
+    Left: the chosen pair ``i`` of ``q`` and ``k`` on its plane, rotated by
+    ``m * theta_i`` and ``n * theta_i``. Right: the full score against
+    ``m - n``, with the current offset marked. Moving ``m`` and ``n`` together
+    leaves both the angle and the score unchanged. Static twin: the chapter's
+    small multiples drawn with ``book.plots.rope_plane``.
+    """
+    import ipywidgets as w
+    import torch
+
+    from .encodings import frequencies
+
+    q, k = torch.as_tensor(q, dtype=torch.float64), torch.as_tensor(k, dtype=torch.float64)
+    d = q.numel()
+    theta = frequencies(d, base=base)
+    m = w.IntSlider(value=5, min=0, max=max_position, description="query m")
+    n = w.IntSlider(value=2, min=0, max=max_position, description="key n")
+    pair = w.IntSlider(value=0, min=0, max=d // 2 - 1, description="pair i")
+
+    def draw() -> plt.Figure:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.4))
+        i = pair.value
+        part = rope_plane(left, q[2 * i : 2 * i + 2], k[2 * i : 2 * i + 2], m=m.value, n=n.value,
+                          theta=float(theta[i]))
+        rope_score_curve(right, q, k, offsets=range(-max_position, max_position + 1), base=base,
+                         mark=m.value - n.value)
+        print(f"pair {i} adds {part:+.3f} to the score; m - n = {m.value - n.value}")
+        return fig
+
+    return _explorer([[m, n, pair]], draw)
+
+
+def alibi_explorer(n_heads: int = 8, seq_len: int = 32):
+    """Pick a number of heads and one head, and see its ALiBi bias and the
+    attention it gives when the content is neutral (chapter 7). With all
+    scores equal, the weight on a key ``k`` positions back is proportional to
+    ``exp(-m_h k)``. Static twin: the chapter's per-head bias panels and
+    weight curves."""
+    import ipywidgets as w
+    import torch
+
+    from .encodings import alibi_bias, alibi_slopes
+    from .attention import causal_mask
+
+    heads = w.IntSlider(value=n_heads, min=1, max=16, description="heads")
+    head = w.IntSlider(value=1, min=1, max=n_heads, description="head")
+    length = w.IntSlider(value=seq_len, min=4, max=128, step=4, description="length")
+
+    def draw() -> plt.Figure:
+        head.max = heads.value
+        h = min(head.value, heads.value) - 1
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.4))
+        alibi_panel(left, heads.value, h, seq_len=length.value)
+        scores = alibi_bias(heads.value, length.value)[h] + causal_mask(length.value)
+        last = torch.softmax(scores, dim=-1)[-1]
+        right.plot(range(length.value), last.numpy(), "o-", ms=3)
+        right.set(xlabel="key j", ylabel="attention weight", title=f"last query, head {h + 1}, neutral content")
+        m = float(alibi_slopes(heads.value)[h])
+        print(f"slope m = {m:.4g}: the weight halves every ln 2 / m = {0.6931 / m:.3g} positions")
+        return fig
+
+    return _explorer([[heads, head, length]], draw)

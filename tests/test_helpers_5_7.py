@@ -1,0 +1,170 @@
+"""Tests of the plots, explorers and self-checks that chapters 5 to 7 use."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from book import checks, encodings, plots  # noqa: E402
+
+
+# ---------------------------------------------------------------- self-checks
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        (1024 * 1600, True, "1,638,400 parameters"),
+        (1024, False, "counts the positions"),
+        (1600, False, "one position's vector"),
+        (1024 + 1600, False, "multiply the number of rows"),
+        (1024 * 1600 * 48, False, "added once"),
+        (0, False, "sinusoidal table's count"),
+        (12345, False, "rows x columns"),
+        ("lots", False, "whole number"),
+    ],
+)
+def test_position_table_size_hints(capsys, answer, ok, hint):
+    assert checks.check_position_table_size(answer, 1024, 1600, n_layers=48) is ok
+    assert hint in capsys.readouterr().out
+
+
+THETA8 = 10000 ** (-16 / 64)
+
+
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        (100 * THETA8, True, "Correct!"),
+        (math.degrees(100 * THETA8), False, "degrees"),
+        (100 * 10000 ** (-8 / 64), False, "-2i/d, not -i/d"),
+        (THETA8, False, "Multiply by the position"),
+        (100 / THETA8, False, "don't divide"),
+        (3.0, False, "Start from theta_i"),
+        (None, False, "one number"),
+    ],
+)
+def test_rope_angle_hints(capsys, answer, ok, hint):
+    assert checks.check_rope_angle(answer, 100, 8, 64) is ok
+    assert hint in capsys.readouterr().out
+
+
+SIX = [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3]
+
+
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        (SIX, True, "Correct!"),
+        (sorted(SIX), False, "wrong order"),
+        ([2 ** (-8 * h / 6) for h in range(1, 7)], False, "is the rule when n"),
+        ([2.0**-h for h in range(1, 7)], False, "not 2^-h"),
+        ([0.5] * 5, False, "one slope per head"),
+        ([0.1] * 6, False, "Start from the 8-head slopes"),
+        ("x", False, "list or tensor"),
+    ],
+)
+def test_alibi_slopes_hints(capsys, answer, ok, hint):
+    assert checks.check_alibi_slopes(answer, 6) is ok
+    assert hint in capsys.readouterr().out
+
+
+def test_alibi_slopes_check_accepts_library_values_for_many_head_counts(capsys):
+    for n in (1, 2, 3, 8, 12, 16, 20):
+        assert checks.check_alibi_slopes(encodings.alibi_slopes(n), n)
+
+
+# ---------------------------------------------------------------- plots
+def test_table_similarity_and_pca_path():
+    table = torch.cumsum(torch.randn(20, 8, generator=torch.Generator().manual_seed(0)), 0)
+    sim = plots.cosine_similarity(table)
+    torch.testing.assert_close(sim.diagonal(), torch.ones(20, dtype=torch.float64))
+    fig, (a, b) = plt.subplots(1, 2)
+    image = plots.table_similarity_panel(a, table, title="t")
+    assert image.get_clim() == (-1.0, 1.0)
+    share = plots.pca_path(b, table)
+    assert 0 < share <= 1 and b.get_xlabel() == "principal component 1"
+    line = torch.zeros(10, 4)
+    line[:, 0] = torch.arange(10.0)                    # a straight line: one component
+    assert plots.pca_path(b, line, colorbar=False) == pytest.approx(1.0)
+    plt.close("all")
+
+
+def test_rope_plane_returns_the_pair_score():
+    fig, ax = plt.subplots()
+    q, k = torch.tensor([1.0, 0.5]), torch.tensor([-0.3, 2.0])
+    part = plots.rope_plane(ax, q, k, m=7, n=3, theta=0.4)
+    # <R(m theta) q, R(n theta) k> = q^T R((n - m) theta) k
+    c, s = math.cos((3 - 7) * 0.4), math.sin((3 - 7) * 0.4)
+    expected = float(q.double() @ torch.tensor([[c, -s], [s, c]], dtype=torch.float64) @ k.double())
+    assert part == pytest.approx(expected)
+    with pytest.raises(ValueError, match="q_pair must hold the 2 features"):
+        plots.rope_plane(ax, [1.0, 2.0, 3.0], k, m=0, n=0, theta=1.0)
+    plt.close("all")
+
+
+def test_rope_score_curve_depends_only_on_offset():
+    fig, ax = plt.subplots()
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(16, generator=g), torch.randn(16, generator=g)
+    scores = plots.rope_score_curve(ax, q, k, offsets=range(-5, 6), mark=2)
+    direct = (encodings.apply_rope(q.double()[None], [12]) * encodings.apply_rope(k.double()[None], [10])).sum()
+    assert float(scores[7]) == pytest.approx(float(direct))
+    with pytest.raises(ValueError, match="same size"):
+        plots.rope_score_curve(ax, q, k[:8], offsets=[0])
+    plt.close("all")
+
+
+def test_alibi_panel_blanks_the_future_and_rejects_bad_heads():
+    fig, ax = plt.subplots()
+    image = plots.alibi_panel(ax, 8, 0, seq_len=6)
+    data = image.get_array()
+    assert data.mask[0, 1] and not data.mask[1, 0]
+    assert float(data[5, 0]) == pytest.approx(-2.5)
+    assert ax.get_title() == "head 1: m = 1/2"
+    with pytest.raises(ValueError, match="head must be an integer in 0 .. 7"):
+        plots.alibi_panel(ax, 8, 8, seq_len=6)
+    plt.close("all")
+
+
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (lambda: plots.cosine_similarity(torch.ones(3)), ValueError, "table must be a 2-D floating tensor"),
+        (lambda: plots.pca_path(plt.gca(), torch.ones(2, 4)), ValueError, "at least 3 rows"),
+        (lambda: checks.check_position_table_size(1, 0, 8), ValueError, "max_len must be a positive integer"),
+        (lambda: checks.check_rope_angle(1.0, 1, 40, 64), ValueError, "i must be a pair index in 0 .. 31"),
+        (lambda: checks.check_rope_angle(1.0, float("nan"), 1, 64), ValueError, "m must be finite"),
+        (lambda: checks.check_alibi_slopes([1.0], 0), ValueError, "n_heads must be a positive integer"),
+    ],
+)
+def test_helpers_5_7_reject_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+    plt.close("all")
+
+
+# ---------------------------------------------------------------- explorers
+def test_explorers_5_7_redraw():
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    snaps = {0: torch.randn(12, 8), 10: torch.cumsum(torch.randn(12, 8), 0)}
+    box = widgets.learned_table_explorer(snaps)
+    box.children[0].children[0].value = 0
+    q, k = torch.randn(2, 16)
+    box = widgets.rope_explorer(q, k)
+    for control in box.children[0].children:
+        control.value = control.max
+    box = widgets.alibi_explorer()
+    heads, head, length = box.children[0].children
+    heads.value = 12
+    head.value = 12
+    length.value = 8
+    with pytest.raises(ValueError, match="snapshots must hold"):
+        widgets.learned_table_explorer({})
+    plt.close("all")
