@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import importlib.util
+import math
 import re
 from pathlib import Path
 
@@ -401,7 +402,9 @@ def rope_plane(
 ) -> float:
     """Chapter 6's picture: one RoPE pair of a query at position ``m`` and a
     key at position ``n``, rotated by ``m * theta`` and ``n * theta`` on their
-    plane (Su et al., 2021, eq. 13). Faint arrows are the unrotated vectors.
+    plane (Su et al., 2021, eq. 13). Faint arrows are the unrotated vectors;
+    the title gives the angle from the rotated query to the rotated key, which
+    depends on ``n - m`` only.
 
     Returns:
         the pair's contribution to the score, ``<R(m theta) q, R(n theta) k>``,
@@ -414,19 +417,19 @@ def rope_plane(
         return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
     qm, kn = rot(q, m * theta), rot(k, n * theta)
-    reach = 1.15 * max(np.linalg.norm(q), np.linalg.norm(k), 1e-9)
-    for v, color, alpha, label in ((q, OKABE_ITO[0], 0.25, None), (k, OKABE_ITO[3], 0.25, None),
-                                   (qm, OKABE_ITO[0], 1.0, f"query at m = {m:g}"),
-                                   (kn, OKABE_ITO[3], 1.0, f"key at n = {n:g}")):
+    between = math.atan2(qm[0] * kn[1] - qm[1] * kn[0], qm @ kn)  # from query to key
+    reach = 1.25 * max(np.linalg.norm(q), np.linalg.norm(k), 1e-9)
+    for v, color, alpha, label in ((q, OKABE_ITO[0], 0.25, ""), (k, OKABE_ITO[3], 0.25, ""),
+                                   (qm, OKABE_ITO[0], 1.0, "q"), (kn, OKABE_ITO[3], 1.0, "k")):
         ax.annotate("", xy=v, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=color, alpha=alpha, lw=2))
         if label:
-            ax.plot([], [], color=color, lw=2, label=label)
+            ax.annotate(label, xy=v * 1.12, color=color, ha="center", va="center", fontsize=10,
+                        fontweight="bold")
     ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal",
            xlabel="first feature of the pair", ylabel="second feature",
-           title=f"query to key: {(n - m) * theta:+.2f} rad")
+           title=f"m = {m:g}, n = {n:g}\nangle q to k: {between:+.2f} rad")
     ax.axhline(0, color="0.85", lw=0.8)
     ax.axvline(0, color="0.85", lw=0.8)
-    ax.legend(fontsize=8, loc="lower left")
     return float(qm @ kn)
 
 
