@@ -1,0 +1,346 @@
+"""Train short, test long: chapter 8's experiment, and its command line.
+
+The same ``TinyTransformer`` is trained once per position scheme and seed on
+the same data, at one length, then tested on longer inputs::
+
+    python -m book.experiments                      # the default experiment
+    python -m book.experiments --output results.json
+    python -m book.experiments --task copy --seeds 0 1 --steps 600
+    python -m book.experiments --benchmark          # wall time, per scheme
+    python -m book.experiments --help
+
+Tasks (``book.tasks``): ``fibonacci`` (each token the sum of the two before it
+mod 10; trained at ``--train-len`` tokens, scored at every position of
+``--test-len`` tokens) and ``copy`` (``BOS x_1..x_n SEP x_1..x_n``; trained
+with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
+
+Jobs (one scheme and seed each) run in ``--workers`` processes with one CPU
+thread each, so a result depends only on its scheme, seed and settings, not
+on the number of workers. Results are written as JSON (no pickle).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from . import __version__
+from .models import SCHEMES, TinyTransformer, accuracy_by_position, train
+from .tasks import Batch, copy_task, fibonacci_mod
+
+__all__ = [
+    "TASKS",
+    "Config",
+    "train_model",
+    "held_out_batch",
+    "evaluate",
+    "run",
+    "summary_table",
+    "conclusions",
+    "benchmark_report",
+    "main",
+]
+
+TASKS = ("fibonacci", "copy")
+EVAL_SEED = 10_000  # test data come from seeds the training never uses
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of one experiment; the defaults are chapter 8's.
+
+    ``train_len`` / ``test_len`` are tokens for ``fibonacci`` and the number
+    ``n`` of copied symbols for ``copy``.
+    """
+
+    task: str = "fibonacci"
+    schemes: tuple[str, ...] = SCHEMES
+    seeds: tuple[int, ...] = (0, 1, 2)
+    steps: int = 300
+    train_len: int = 32
+    test_len: int = 128
+    batch: int = 32
+    d_model: int = 32
+    n_heads: int = 2
+    n_layers: int = 2
+    lr: float = 5e-3
+    eval_seqs: int = 256
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
+        unknown = [s for s in self.schemes if s not in SCHEMES]
+        if unknown or not self.schemes:
+            raise ValueError(f"schemes must be a non-empty subset of {', '.join(SCHEMES)}, got {list(self.schemes)}")
+        if not self.seeds:
+            raise ValueError("seeds must hold at least one seed")
+        for name in ("steps", "train_len", "test_len", "batch", "d_model", "n_heads", "n_layers", "eval_seqs"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.test_len < self.train_len:
+            raise ValueError(f"test_len must be at least train_len ({self.train_len}), got {self.test_len}")
+        if self.task == "fibonacci" and self.train_len < 2:
+            raise ValueError("train_len must be at least 2 for the fibonacci task")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise ValueError(f"lr must be a positive finite number, got {self.lr!r}")
+
+    @property
+    def vocab_size(self) -> int:
+        return 10 if self.task == "fibonacci" else 12
+
+    @property
+    def max_len(self) -> int:
+        """Positions the model must cover at test time (the learned table's
+        size: rows past the training length keep their initial values)."""
+        return self.test_len if self.task == "fibonacci" else 2 * self.test_len + 1
+
+
+def _batch(config: Config, n_seqs: int, length: int, generator: torch.Generator) -> Batch:
+    if config.task == "fibonacci":
+        return fibonacci_mod(n_seqs, length, generator=generator)
+    return copy_task(n_seqs, length, generator=generator)
+
+
+def train_model(config: Config, scheme: str, seed: int) -> tuple[TinyTransformer, list[float]]:
+    """Build and train the model of one (scheme, seed) job of ``config``.
+
+    The model is ``TinyTransformer(position=scheme, seed=seed)`` with the
+    config's sizes and ``max_len = config.max_len``; it is trained with
+    ``book.models.train`` on batches of ``config.train_len`` drawn from a
+    generator seeded with ``seed``. Returns the model and its losses.
+    """
+    if scheme not in config.schemes:
+        raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
+    model = TinyTransformer(config.vocab_size, position=scheme, d_model=config.d_model, n_heads=config.n_heads,
+                            n_layers=config.n_layers, max_len=config.max_len, seed=seed)
+    losses = train(model, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr, seed=seed)
+    return model, losses
+
+
+def _training_batch(config: Config, generator: torch.Generator) -> Batch:
+    """fibonacci: ``train_len`` tokens; copy: ``n`` drawn from ``1 .. train_len``
+    for each batch, so the model sees every length it will be credited for."""
+    if config.task == "fibonacci":
+        return _batch(config, config.batch, config.train_len, generator)
+    n = int(torch.randint(1, config.train_len + 1, (1,), generator=generator))
+    return _batch(config, config.batch, n, generator)
+
+
+def held_out_batch(config: Config, seed: int, length: int | None = None) -> Batch:
+    """The held-out test data of ``seed``: ``config.eval_seqs`` sequences of
+    ``length`` (default ``config.test_len``), from a generator the training
+    never uses."""
+    g = torch.Generator().manual_seed(EVAL_SEED + seed)
+    return _batch(config, config.eval_seqs, config.test_len if length is None else length, g)
+
+
+def evaluate(model: TinyTransformer, config: Config, seed: int) -> list[float | None]:
+    """The result curve of one model: accuracy at each position of the test
+    inputs (``fibonacci``; ``None`` where nothing is scored), or the fraction
+    of whole copies right for each ``n = 1 .. test_len`` (``copy``)."""
+    if config.task == "fibonacci":
+        acc = accuracy_by_position(model, held_out_batch(config, seed))
+        return [None if math.isnan(a) else round(float(a), 4) for a in acc]
+    curve = []
+    for n in range(1, config.test_len + 1):
+        b = held_out_batch(config, seed + 1000 * n, n)
+        with torch.no_grad():
+            right = (model(b.inputs).argmax(-1) == b.targets) | ~b.loss_mask
+        curve.append(round(float(right.all(1).double().mean()), 4))  # the whole copy right
+    return curve
+
+
+def _job(config: Config, scheme: str, seed: int) -> dict[str, Any]:
+    """Train and evaluate one model; runs in a worker process."""
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    model, losses = train_model(config, scheme, seed)
+    trained = time.perf_counter()
+    curve = evaluate(model, config, seed)
+    return {
+        "scheme": scheme,
+        "seed": seed,
+        "curve": curve,
+        "final_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
+        "train_seconds": round(trained - start, 2),
+        "eval_seconds": round(time.perf_counter() - trained, 2),
+    }
+
+
+def run(
+    config: Config = Config(), *, workers: int = 2, progress: bool = True, start_method: str = "spawn"
+) -> dict[str, Any]:
+    """Run every (scheme, seed) job and return the results as a JSON-ready dict.
+
+    ``curve`` is accuracy by position (``fibonacci``; ``None`` where nothing
+    is scored) or the fraction of whole copies right by ``n`` (``copy``).
+    With ``workers > 1`` the jobs run in worker processes started with
+    ``start_method``: ``"spawn"`` (safe anywhere, e.g. in a notebook) or
+    ``"fork"`` (Linux; the command line uses it, since forked workers start
+    without importing torch again).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if start_method not in ("spawn", "fork", "forkserver"):
+        raise ValueError(f"start_method must be 'spawn', 'fork' or 'forkserver', got {start_method!r}")
+    jobs = [(scheme, seed) for scheme in config.schemes for seed in config.seeds]
+    start = time.perf_counter()
+    if workers == 1:
+        done = _iterate((_job(config, s, seed) for s, seed in jobs), len(jobs), progress)
+    else:
+        if start_method == "fork":
+            import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method)) as pool:
+            futures = [pool.submit(_job, config, s, seed) for s, seed in jobs]
+            done = _iterate((f.result() for f in futures), len(jobs), progress)
+    wall = time.perf_counter() - start
+    runs: dict[str, dict[str, Any]] = {s: {} for s in config.schemes}
+    for r in done:
+        runs[r["scheme"]][str(r["seed"])] = {k: v for k, v in r.items() if k not in ("scheme", "seed")}
+    return {
+        "book_version": __version__,
+        "config": asdict(config),
+        "runs": runs,
+        "timing": {"wall_seconds": round(wall, 2), "workers": workers, "machine": _machine()},
+    }
+
+
+def _iterate(results, total: int, progress: bool) -> list[dict[str, Any]]:
+    if progress:
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=total, desc="models", unit="model", file=sys.stderr)
+    return list(results)
+
+
+def _machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}"
+
+
+def _beyond(config: dict[str, Any], curve: Sequence[float | None]) -> float:
+    """Mean accuracy past the training length."""
+    values = [a for a in curve[config["train_len"] :] if a is not None]
+    return sum(values) / len(values)
+
+
+def _within(config: dict[str, Any], curve: Sequence[float | None]) -> float:
+    values = [a for a in curve[: config["train_len"]] if a is not None]
+    return sum(values) / len(values)
+
+
+def summary_table(results: dict[str, Any]) -> str:
+    """A plain-text table: per scheme, accuracy up to and past the training
+    length (mean and range over seeds) and the training time."""
+    config = results["config"]
+    unit = "positions" if config["task"] == "fibonacci" else "copy lengths n"
+    lines = [
+        f"{config['task']}: trained at {config['train_len']}, tested up to {config['test_len']} ({unit})",
+        f"{'scheme':<11} {'up to train length':>20} {'past train length':>20} {'train s':>8}",
+    ]
+    for scheme, per_seed in results["runs"].items():
+        inside = [_within(config, r["curve"]) for r in per_seed.values()]
+        outside = [_beyond(config, r["curve"]) for r in per_seed.values()]
+        secs = sum(r["train_seconds"] for r in per_seed.values())
+        lines.append(f"{scheme:<11} {_fmt(inside):>20} {_fmt(outside):>20} {secs:>8.1f}")
+    return "\n".join(lines)
+
+
+def _fmt(values: Sequence[float]) -> str:
+    mean = sum(values) / len(values)
+    return f"{mean:.0%} [{min(values):.0%}-{max(values):.0%}]"
+
+
+def conclusions(results: dict[str, Any]) -> dict[str, Any]:
+    """What the results say, in numbers that hold for every seed.
+
+    Returns, for each scheme, the worst and best seed's accuracy past the
+    training length, and the schemes ordered by their worst seed.
+    """
+    config = results["config"]
+    past = {s: [_beyond(config, r["curve"]) for r in per_seed.values()] for s, per_seed in results["runs"].items()}
+    worst = {s: min(v) for s, v in past.items()}
+    best = {s: max(v) for s, v in past.items()}
+    return {"worst_seed_past_train": worst, "best_seed_past_train": best,
+            "ranking_by_worst_seed": sorted(worst, key=worst.get, reverse=True)}
+
+
+def _parser() -> argparse.ArgumentParser:
+    d = Config()
+    p = argparse.ArgumentParser(
+        prog="python -m book.experiments",
+        description="Train a tiny Transformer once per position scheme and seed at one length, "
+                    "then test it on longer inputs (chapter 8 of Positional Encoding, Interactively). "
+                    "With no options: the fibonacci task, all five schemes, seeds 0 1 2.",
+    )
+    p.add_argument("--task", choices=TASKS, default=d.task,
+                   help="fibonacci: each token is the sum of the two before it mod 10, scored by position; "
+                        "copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)")
+    p.add_argument("--schemes", nargs="+", choices=SCHEMES, default=list(d.schemes), metavar="SCHEME",
+                   help=f"position schemes to train, from {' '.join(SCHEMES)} (default: all)")
+    p.add_argument("--seeds", nargs="+", type=int, default=list(d.seeds), help="seeds (default: 0 1 2)")
+    p.add_argument("--steps", type=int, default=d.steps, help="training steps per model (default: %(default)s)")
+    p.add_argument("--train-len", type=int, default=d.train_len,
+                   help="training length: tokens (fibonacci) or n (copy) (default: %(default)s)")
+    p.add_argument("--test-len", type=int, default=d.test_len,
+                   help="longest test length, same unit (default: %(default)s; use 16 with --task copy "
+                        "and --train-len 8)")
+    p.add_argument("--batch", type=int, default=d.batch, help="sequences per step (default: %(default)s)")
+    p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate of AdamW (default: %(default)s)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="processes, one CPU thread each; results do not depend on it (default: %(default)s)")
+    p.add_argument("--output", type=Path, help="write the results as JSON to this path")
+    p.add_argument("--benchmark", action="store_true",
+                   help="print the wall time of the run, seconds per scheme and steps per second")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        config = Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds), steps=args.steps,
+                        train_len=args.train_len, test_len=args.test_len, batch=args.batch, lr=args.lr)
+    except ValueError as err:
+        _parser().error(str(err))
+    start_method = "fork" if sys.platform == "linux" else "spawn"
+    results = run(config, workers=args.workers, progress=not args.quiet, start_method=start_method)
+    print(summary_table(results))
+    if args.benchmark:
+        print(benchmark_report(results))
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        print(f"results written to {args.output}")
+    return 0
+
+
+def benchmark_report(results: dict[str, Any]) -> str:
+    """Wall time, seconds per scheme (summed over seeds) and steps per second."""
+    config, timing = results["config"], results["timing"]
+    n_models = sum(len(v) for v in results["runs"].values())
+    steps = n_models * config["steps"]
+    lines = [f"benchmark on {timing['machine']}, {timing['workers']} worker process(es):",
+             f"  wall time {timing['wall_seconds']:.1f} s for {n_models} models "
+             f"({steps:,} training steps, {steps / timing['wall_seconds']:.0f} steps/s overall)"]
+    for scheme, per_seed in results["runs"].items():
+        secs = sum(r["train_seconds"] + r["eval_seconds"] for r in per_seed.values())
+        per = len(per_seed) * config["steps"] / sum(r["train_seconds"] for r in per_seed.values())
+        lines.append(f"  {scheme:<11} {secs:6.1f} s (train + test, all seeds), {per:5.0f} steps/s per process")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,130 @@
+"""Tests of book.experiments: configuration, determinism, the JSON results,
+the command line, and that a reduced run reproduces the committed results'
+conclusions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from book import experiments as ex
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "notebooks" / "results"
+TINY = ex.Config(schemes=("rope", "learned"), seeds=(0,), steps=20, train_len=8, test_len=12, eval_seqs=16)
+
+
+def test_tiny_run_shape_json_and_determinism():
+    torch.set_num_threads(1)
+    a = ex.run(TINY, workers=1, progress=False)
+    b = ex.run(TINY, workers=1, progress=False)
+    assert json.loads(json.dumps(a))["runs"] == a["runs"]            # JSON, no pickle
+    assert [r["curve"] for r in a["runs"]["rope"].values()] == [r["curve"] for r in b["runs"]["rope"].values()]
+    curve = a["runs"]["learned"]["0"]["curve"]
+    assert len(curve) == 12 and curve[0] is None and all(0 <= c <= 1 for c in curve[1:])
+    assert a["config"]["steps"] == 20 and a["timing"]["workers"] == 1
+
+
+def test_results_do_not_depend_on_worker_processes():
+    one = ex.run(TINY, workers=1, progress=False)
+    two = ex.run(TINY, workers=2, progress=False)  # spawned workers
+    for scheme in TINY.schemes:
+        assert one["runs"][scheme]["0"]["curve"] == two["runs"][scheme]["0"]["curve"]
+
+
+def test_copy_task_curve_is_by_length():
+    cfg = ex.Config(task="copy", schemes=("alibi",), seeds=(1,), steps=10, train_len=4, test_len=6, eval_seqs=8)
+    res = ex.run(cfg, workers=1, progress=False)
+    curve = res["runs"]["alibi"]["1"]["curve"]
+    assert len(curve) == 6 and all(0 <= c <= 1 for c in curve)
+    assert cfg.max_len == 13 and cfg.vocab_size == 12
+
+
+def test_learned_model_covers_the_test_length():
+    model, _ = ex.train_model(TINY, "learned", 0)
+    assert model.max_len == TINY.test_len
+    batch = ex.held_out_batch(TINY, 0)
+    assert batch.inputs.shape == (TINY.eval_seqs, TINY.test_len)
+    assert model(batch.inputs).shape == (TINY.eval_seqs, TINY.test_len, 10)
+
+
+def test_summary_conclusions_and_benchmark_report():
+    res = ex.run(TINY, workers=1, progress=False)
+    table = ex.summary_table(res)
+    assert "rope" in table and "past train length" in table
+    concl = ex.conclusions(res)
+    assert set(concl["ranking_by_worst_seed"]) == {"rope", "learned"}
+    report = ex.benchmark_report(res)
+    assert "wall time" in report and "steps/s" in report
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"task": "sort"}, "task must be one of fibonacci, copy"),
+        ({"schemes": ("rope", "t5")}, "schemes must be a non-empty subset"),
+        ({"seeds": ()}, "seeds must hold at least one seed"),
+        ({"steps": 0}, "steps must be a positive integer"),
+        ({"train_len": 16, "test_len": 8}, "test_len must be at least train_len"),
+        ({"lr": float("nan")}, "lr must be a positive finite number"),
+    ],
+)
+def test_config_rejects_bad_settings(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ex.Config(**kwargs)
+
+
+def test_run_and_train_model_reject_bad_arguments():
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        ex.run(TINY, workers=0)
+    with pytest.raises(ValueError, match="start_method must be"):
+        ex.run(TINY, start_method="thread")
+    with pytest.raises(ValueError, match="scheme must be one of the config's schemes"):
+        ex.train_model(TINY, "alibi", 0)
+
+
+def test_cli_help_and_output(tmp_path):
+    run = [sys.executable, "-m", "book.experiments"]
+    helped = subprocess.run(run + ["--help"], capture_output=True, text=True, check=True)
+    for option in ("--task", "--schemes", "--seeds", "--steps", "--train-len", "--test-len", "--output", "--benchmark"):
+        assert option in helped.stdout
+    out = tmp_path / "r" / "results.json"
+    done = subprocess.run(
+        run + ["--schemes", "alibi", "--seeds", "3", "--steps", "5", "--train-len", "6", "--test-len", "8",
+               "--quiet", "--benchmark", "--output", str(out)],
+        capture_output=True, text=True, check=True,
+    )
+    assert "alibi" in done.stdout and "wall time" in done.stdout and out.is_file()
+    assert json.loads(out.read_text())["config"]["seeds"] == [3]
+    bad = subprocess.run(run + ["--steps", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "steps must be a positive integer" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["fibonacci", "copy"])
+def test_committed_results_are_complete_and_from_the_defaults(name):
+    res = json.loads((COMMITTED / f"{name}.json").read_text())
+    cfg = ex.Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in res["config"].items()})
+    assert set(res["runs"]) == set(cfg.schemes) and len(cfg.seeds) >= 3
+    for per_seed in res["runs"].values():
+        assert sorted(per_seed) == sorted(str(s) for s in cfg.seeds)
+    if name == "fibonacci":
+        assert cfg == ex.Config()                     # the default experiment
+
+
+def test_reduced_run_reproduces_the_committed_conclusions():
+    """One seed of the default experiment, tested on a shorter range, must
+    rank the schemes past the training length as the committed run does at
+    both ends: ALiBi first, the sinusoidal encoding last."""
+    committed = ex.conclusions(json.loads((COMMITTED / "fibonacci.json").read_text()))
+    ranking = committed["ranking_by_worst_seed"]
+    reduced = ex.run(ex.Config(seeds=(0,), test_len=64), workers=2, progress=False)
+    mine = ex.conclusions(reduced)["ranking_by_worst_seed"]
+    assert mine[0] == ranking[0] == "alibi"
+    assert mine[-1] == ranking[-1] == "sinusoidal"
+    inside = [ex._within(reduced["config"], r["curve"]) for v in reduced["runs"].values() for r in v.values()]
+    assert min(inside) > 0.9                          # every model learned the rule
