@@ -44,6 +44,7 @@ __all__ = [
     "rope_plane",
     "rope_score_curve",
     "alibi_panel",
+    "experiment_curves",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
@@ -488,3 +489,46 @@ def alibi_panel(
                    title=f"head {head + 1}: m = 1/{1 / slope:.3g}", colorbar=colorbar,
                    colorbar_label="bias added to the score", aspect="equal",
                    extent=(-0.5, seq_len - 0.5, seq_len - 0.5, -0.5))
+
+
+def experiment_curves(
+    ax: plt.Axes,
+    results: dict,
+    *,
+    schemes: Sequence[str] | None = None,
+    seeds: str = "band",
+    title: str | None = None,
+) -> None:
+    """Chapter 8's picture: accuracy past the training length, from the JSON
+    results of ``book.experiments``.
+
+    For ``fibonacci`` the x axis is the position in the test input; for
+    ``copy`` it is the number ``n`` of symbols copied. ``seeds="band"`` draws
+    each scheme's mean over seeds with a band from the worst to the best seed;
+    ``seeds="lines"`` draws every seed. A dotted line marks the training length.
+    """
+    if seeds not in ("band", "lines"):
+        raise ValueError(f"seeds must be 'band' or 'lines', got {seeds!r}")
+    config, runs = results["config"], results["runs"]
+    schemes = list(runs) if schemes is None else list(schemes)
+    unknown = [s for s in schemes if s not in runs]
+    if unknown:
+        raise ValueError(f"schemes must be among the results' {list(runs)}, got {unknown}")
+    fib = config["task"] == "fibonacci"
+    for n, scheme in enumerate(schemes):
+        color = OKABE_ITO[n % len(OKABE_ITO)]
+        curves = np.array([[np.nan if c is None else c for c in r["curve"]] for r in runs[scheme].values()])
+        x = np.arange(curves.shape[1]) if fib else np.arange(1, curves.shape[1] + 1)
+        scored = ~np.all(np.isnan(curves), axis=0)  # fibonacci: position 0 is never scored
+        x, curves = x[scored], curves[:, scored]
+        if seeds == "band":
+            ax.fill_between(x, np.nanmin(curves, 0), np.nanmax(curves, 0), color=color, alpha=0.2, lw=0)
+            ax.plot(x, np.nanmean(curves, 0), color=color, label=scheme)
+        else:
+            for k, curve in enumerate(curves):
+                ax.plot(x, curve, color=color, lw=1, alpha=0.8, label=scheme if k == 0 else None)
+    edge = config["train_len"] - 0.5 if fib else config["train_len"] + 0.5
+    ax.axvline(edge, color="0.4", ls=":", label="training length")
+    ax.set(xlabel="position in the test input" if fib else "symbols to copy, n",
+           ylabel="accuracy" if fib else "whole copies right", ylim=(-0.02, 1.02),
+           title=title if title is not None else f"{config['task']}: trained at {config['train_len']}")

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 from .demos import TinySelfAttention
 from .plots import (
     alibi_panel,
+    experiment_curves,
     order_panels,
     pca_path,
     pe_overview,
@@ -33,6 +34,7 @@ __all__ = [
     "learned_table_explorer",
     "rope_explorer",
     "alibi_explorer",
+    "results_explorer",
 ]
 
 
@@ -251,3 +253,31 @@ def alibi_explorer(n_heads: int = 8, seq_len: int = 32):
         return fig
 
     return _explorer([[heads, head, length]], draw)
+
+
+def results_explorer(results: Mapping[str, dict]):
+    """Browse chapter 8's results: pick a task and the schemes to compare,
+    and show the seeds as a band or one line each. ``results`` maps a task
+    name to the JSON dict of ``book.experiments``. Static twin: the chapter's
+    figures drawn with ``book.plots.experiment_curves``."""
+    import ipywidgets as w
+
+    if not results:
+        raise ValueError("results must hold at least one task's results")
+    task = w.Dropdown(options=list(results), description="task")
+    first = next(iter(results.values()))
+    picks = [w.Checkbox(value=True, description=s, indent=False, layout=w.Layout(width="110px"))
+             for s in first["runs"]]
+    style = w.ToggleButtons(options=["band", "lines"], description="seeds")
+
+    def draw() -> plt.Figure | None:
+        chosen = [c.description for c in picks if c.value]
+        if not chosen:
+            print("Pick at least one scheme.")
+            return None
+        fig, ax = plt.subplots(figsize=(7.0, 3.2))
+        experiment_curves(ax, results[task.value], schemes=chosen, seeds=style.value)
+        ax.legend(fontsize=8, ncol=3)
+        return fig
+
+    return _explorer([[task, style], picks], draw)

@@ -1,4 +1,4 @@
-"""Tests of the plots, explorers and self-checks that chapters 5 to 7 use."""
+"""Tests of the plots, explorers and self-checks that chapters 5 to 8 use."""
 
 from __future__ import annotations
 
@@ -167,4 +167,42 @@ def test_explorers_5_7_redraw():
     length.value = 8
     with pytest.raises(ValueError, match="snapshots must hold"):
         widgets.learned_table_explorer({})
+    plt.close("all")
+
+
+FAKE = {
+    "config": {"task": "fibonacci", "train_len": 3},
+    "runs": {"rope": {"0": {"curve": [None, 1.0, 1.0, 0.5, 0.25]}, "1": {"curve": [None, 1.0, 0.5, 0.5, 0.5]}},
+             "alibi": {"0": {"curve": [None, 1.0, 1.0, 1.0, 0.75]}}},
+}
+
+
+def test_experiment_curves_band_and_lines():
+    fig, ax = plt.subplots()
+    plots.experiment_curves(ax, FAKE)
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines["rope"].get_xdata()) == [1, 2, 3, 4]           # position 0 is never scored
+    assert list(lines["rope"].get_ydata()) == [1.0, 0.75, 0.5, 0.375]  # mean over seeds
+    assert lines["training length"].get_xdata()[0] == 2.5
+    fig, ax = plt.subplots()
+    plots.experiment_curves(ax, FAKE, schemes=["rope"], seeds="lines")
+    assert len([line for line in ax.get_lines() if line.get_label() != "training length"]) == 2
+    with pytest.raises(ValueError, match="seeds must be 'band' or 'lines'"):
+        plots.experiment_curves(ax, FAKE, seeds="all")
+    with pytest.raises(ValueError, match="schemes must be among"):
+        plots.experiment_curves(ax, FAKE, schemes=["t5"])
+    plt.close("all")
+
+
+def test_results_explorer_redraws():
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    box = widgets.results_explorer({"fibonacci": FAKE})
+    (task, style), picks = box.children[0].children, box.children[1].children
+    style.value = "lines"
+    for pick in picks:
+        pick.value = False                       # nothing picked: a message, no error
+    with pytest.raises(ValueError, match="at least one task"):
+        widgets.results_explorer({})
     plt.close("all")
