@@ -227,6 +227,7 @@ def apply_rope(
     *,
     base: float = 10000.0,
     layout: RopeLayout = "interleaved",
+    freqs: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Rotary position embedding: rotate each pair of features by ``p * w_i``.
 
@@ -250,6 +251,9 @@ def apply_rope(
             accepted too (position interpolation, chapter 9).
         base: frequency base (> 1); 10000 in RoFormer, 500000 in Llama 3.
         layout: ``"interleaved"`` or ``"half"``.
+        freqs: optional frequencies ``w_i`` to use instead of
+            ``base^(-2i/d)`` (shape ``(d/2,)``): the rescaled frequencies of
+            ``book.scaling`` (chapter 9). ``base`` is then ignored.
 
     Returns:
         tensor with the shape, dtype and device of ``x``.
@@ -268,7 +272,17 @@ def apply_rope(
         positions = torch.arange(seq_len, device=x.device)
     positions = check_position_tensor("positions", positions, allow_float=True)
     _check_positions_fit(positions, x)
-    w = frequencies(d, base=base).to(x.device)
+    if freqs is None:
+        w = frequencies(d, base=base).to(x.device)
+    else:
+        if not isinstance(freqs, torch.Tensor) or not freqs.is_floating_point() or freqs.shape != (d // 2,):
+            raise ValueError(
+                f"freqs must be a floating tensor of shape (d/2,) = ({d // 2},), got "
+                f"{getattr(freqs, 'shape', type(freqs).__name__)}"
+            )
+        if not torch.isfinite(freqs).all():
+            raise ValueError("freqs must be finite")
+        w = freqs.to(device=x.device, dtype=torch.float64)
     angles = positions.to(device=x.device, dtype=torch.float64).unsqueeze(-1) * w
     cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
     if layout == "interleaved":

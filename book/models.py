@@ -44,11 +44,11 @@ class _Block(nn.Module):
         self.proj = nn.Linear(d_model, d_model)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
 
-    def forward(self, x, positions, scheme, bias, causal, keep):
+    def forward(self, x, positions, scheme, bias, causal, keep, rope_freqs=None, rope_factor=1.0):
         b, n, d = x.shape
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
         if scheme == "rope":  # one call rotates both (half the overhead of two)
-            q, k = apply_rope(torch.stack((q, k)), positions)
+            q, k = apply_rope(torch.stack((q, k)), positions, freqs=rope_freqs) * rope_factor
         if keep is not None:
             out, weights = attention(q, k, v, bias=bias, causal=causal)
             keep.append(weights.detach())
@@ -124,6 +124,28 @@ class TinyTransformer(nn.Module):
             self.ln_f = nn.LayerNorm(d_model)
             self.head = nn.Linear(d_model, vocab_size)
         self.register_buffer("slopes", alibi_slopes(n_heads), persistent=False)
+        self.rope_freqs: torch.Tensor | None = None
+        self.rope_factor = 1.0
+
+    def set_rope_scaling(self, freqs: torch.Tensor | None = None, attention_factor: float = 1.0) -> None:
+        """Use rescaled RoPE frequencies from ``book.scaling`` (``None``: RoPE's
+        own ``10000^(-2i/h)``), and multiply queries and keys by
+        ``attention_factor`` after the rotation (YaRN's ``sqrt(1/t)``).
+
+        Raises:
+            ValueError: if the model is not a RoPE model, or ``freqs`` does not
+                have one frequency per pair of a head.
+        """
+        if self.position != "rope":
+            raise ValueError(f"set_rope_scaling needs a model with position='rope', not {self.position!r}")
+        head = self.d_model // self.n_heads
+        if freqs is not None and (not isinstance(freqs, torch.Tensor) or freqs.shape != (head // 2,)):
+            raise ValueError(f"freqs must have shape (head width / 2,) = ({head // 2},), got "
+                             f"{getattr(freqs, 'shape', type(freqs).__name__)}")
+        if not (isinstance(attention_factor, (int, float)) and attention_factor > 0 and math.isfinite(attention_factor)):
+            raise ValueError(f"attention_factor must be a positive finite number, got {attention_factor!r}")
+        self.rope_freqs = None if freqs is None else freqs.detach().to(torch.float64)
+        self.rope_factor = float(attention_factor)
 
     def position_bias(self, seq_len: int) -> torch.Tensor | None:
         """The ALiBi bias ``(n_heads, n, n)``: ``-m_h (i - j)``, or ``-m_h |i - j|``
@@ -158,7 +180,7 @@ class TinyTransformer(nn.Module):
         bias = self.position_bias(n)
         keep: list[torch.Tensor] | None = [] if return_attention else None
         for block in self.blocks:
-            x = block(x, positions, self.position, bias, self.causal, keep)
+            x = block(x, positions, self.position, bias, self.causal, keep, self.rope_freqs, self.rope_factor)
         logits = self.head(self.ln_f(x))
         return (logits, keep) if return_attention else logits
 

@@ -1,0 +1,147 @@
+"""Tests of book.scaling against the papers' formulas, written out pair by pair."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from book import encodings, scaling
+
+D, BASE = 128, 10000.0
+
+
+def theta(i: int, d: int = D, base: float = BASE) -> float:
+    return base ** (-2 * i / d)
+
+
+def as_list(t: torch.Tensor) -> list[float]:
+    assert t.dtype == torch.float64 and t.shape == (D // 2,)
+    return t.tolist()
+
+
+@pytest.mark.parametrize("s", [1.0, 2.0, 4.0, 8.0])
+def test_pi_divides_every_frequency_by_s(s):
+    assert as_list(scaling.pi_frequencies(D, scale=s)) == pytest.approx([theta(i) / s for i in range(D // 2)])
+
+
+@pytest.mark.parametrize("s", [2.0, 4.0, 16.0])
+def test_ntk_is_a_new_base(s):
+    new_base = BASE * s ** (D / (D - 2))
+    got = as_list(scaling.ntk_frequencies(D, scale=s))
+    assert got == pytest.approx([theta(i, base=new_base) for i in range(D // 2)], rel=1e-12)
+    assert got[0] == 1.0                                   # the fastest pair is untouched
+    assert got[-1] == pytest.approx(theta(D // 2 - 1) / s, rel=1e-12)  # the slowest is PI's
+
+
+def test_dynamic_ntk_follows_the_current_length():
+    plain = encodings.frequencies(D)
+    for n in (1, 100, 2048):
+        assert torch.equal(scaling.dynamic_ntk_frequencies(D, n, original_max_len=2048), plain)
+    torch.testing.assert_close(scaling.dynamic_ntk_frequencies(D, 6144, original_max_len=2048),
+                               scaling.ntk_frequencies(D, scale=3.0))
+
+
+def reference_yarn(s: float, L: int, alpha: float, beta: float) -> tuple[list[float], float]:
+    out = []
+    for i in range(D // 2):
+        r = L / (2 * math.pi / theta(i))
+        gamma = 0.0 if r < alpha else 1.0 if r > beta else (r - alpha) / (beta - alpha)
+        out.append((1 - gamma) * theta(i) / s + gamma * theta(i))
+    return out, 0.1 * math.log(s) + 1
+
+
+@pytest.mark.parametrize("s,L,alpha,beta", [(4.0, 2048, 1.0, 32.0), (16.0, 4096, 1.0, 32.0), (2.0, 512, 0.5, 8.0)])
+def test_yarn_matches_the_paper(s, L, alpha, beta):
+    freqs, factor = scaling.yarn_frequencies(D, scale=s, original_max_len=L, alpha=alpha, beta=beta)
+    want, want_factor = reference_yarn(s, L, alpha, beta)
+    assert as_list(freqs) == pytest.approx(want, rel=1e-12)
+    assert factor == pytest.approx(want_factor)
+    ratio = freqs / encodings.frequencies(D)
+    assert ratio[0] == 1.0 and ratio[-1] == pytest.approx(1 / s)
+    assert torch.all(ratio.diff() <= 1e-15)                # monotone: slower pairs, more interpolation
+
+
+def reference_llama3(factor=8.0, low=1.0, high=4.0, L=8192, base=500000.0) -> list[float]:
+    """Meta's apply_scaling, branch by branch."""
+    out = []
+    for i in range(D // 2):
+        f = theta(i, base=base)
+        wavelen = 2 * math.pi / f
+        if wavelen < L / high:
+            out.append(f)
+        elif wavelen > L / low:
+            out.append(f / factor)
+        else:
+            smooth = (L / wavelen - low) / (high - low)
+            out.append((1 - smooth) * f / factor + smooth * f)
+    return out
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"factor": 32.0, "high_freq_factor": 8.0}, {"original_max_len": 4096}])
+def test_llama3_matches_the_reference_rule(kwargs):
+    ref_kwargs = {"factor": kwargs.get("factor", 8.0), "high": kwargs.get("high_freq_factor", 4.0),
+                  "L": kwargs.get("original_max_len", 8192)}
+    got = as_list(scaling.llama3_frequencies(D, **kwargs))
+    assert got == pytest.approx(reference_llama3(**ref_kwargs), rel=1e-12)
+
+
+def test_llama3_three_bands():
+    ratio = scaling.llama3_frequencies(D) / encodings.frequencies(D, base=500000.0)
+    kept, divided = int((ratio == 1).sum()), int((ratio - 1 / 8).abs().lt(1e-12).sum())
+    assert kept > 0 and divided > 0 and kept + divided < D // 2   # some pairs are blended
+    assert torch.all(ratio.diff() <= 1e-15)
+
+
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (lambda: scaling.pi_frequencies(D, scale=0.5), ValueError, "scale must be >= 1"),
+        (lambda: scaling.pi_frequencies(D, scale="2"), TypeError, "scale must be a real number"),
+        (lambda: scaling.ntk_frequencies(2, scale=2.0), ValueError, "d_model must be at least 4"),
+        (lambda: scaling.ntk_frequencies(D, scale=float("inf")), ValueError, "scale must be finite"),
+        (lambda: scaling.dynamic_ntk_frequencies(D, 0, original_max_len=8), ValueError, "seq_len must be a positive"),
+        (lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, alpha=5, beta=1), ValueError, "alpha and beta"),
+        (lambda: scaling.llama3_frequencies(D, low_freq_factor=4, high_freq_factor=1), ValueError, "low_freq_factor and high"),
+        (lambda: scaling.llama3_frequencies(7), ValueError, "d_model must be even"),
+    ],
+)
+def test_scaling_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_apply_rope_with_pi_frequencies_is_interpolated_positions():
+    x = torch.randn(2, 9, 16, dtype=torch.float64)
+    pos = torch.arange(9)
+    torch.testing.assert_close(encodings.apply_rope(x, pos, freqs=scaling.pi_frequencies(16, scale=4.0)),
+                               encodings.apply_rope(x, pos / 4))
+    torch.testing.assert_close(encodings.apply_rope(x, freqs=encodings.frequencies(16, base=500.0)),
+                               encodings.apply_rope(x, base=500.0))
+    with pytest.raises(ValueError, match=r"freqs must be a floating tensor of shape \(d/2,\) = \(8,\)"):
+        encodings.apply_rope(x, freqs=torch.ones(4, dtype=torch.float64))
+    with pytest.raises(ValueError, match="freqs must be finite"):
+        encodings.apply_rope(x, freqs=torch.full((8,), float("nan")))
+
+
+def test_model_rope_scaling_switch():
+    from book import models
+
+    m = models.TinyTransformer(10, position="rope", d_model=16, n_heads=2)
+    x = torch.randint(10, (2, 12), generator=torch.Generator().manual_seed(0))
+    plain = m(x)
+    m.set_rope_scaling(encodings.frequencies(8))            # the same frequencies: no change
+    torch.testing.assert_close(m(x), plain)
+    m.set_rope_scaling(scaling.pi_frequencies(8, scale=2.0), attention_factor=1.2)
+    assert not torch.allclose(m(x), plain)
+    slow, _ = m(x, return_attention=True)
+    torch.testing.assert_close(m(x), slow, atol=1e-5, rtol=1e-5)
+    m.set_rope_scaling()
+    torch.testing.assert_close(m(x), plain)
+    with pytest.raises(ValueError, match=r"freqs must have shape \(head width / 2,\) = \(4,\)"):
+        m.set_rope_scaling(torch.ones(8))
+    with pytest.raises(ValueError, match="attention_factor must be a positive"):
+        m.set_rope_scaling(attention_factor=0)
+    with pytest.raises(ValueError, match="needs a model with position='rope'"):
+        models.TinyTransformer(10, position="alibi").set_rope_scaling()
