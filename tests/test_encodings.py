@@ -418,3 +418,66 @@ BAD_INPUTS = [
 def test_bad_input_names_parameter_and_rule(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+# ---------------------------------------------------------------- fast RoPE forms
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_cached_rope_equals_reference(layout):
+    x = torch.randn(2, 3, 17, 32, dtype=torch.float64)
+    cos, sin = enc.rope_cos_sin(torch.arange(17), 32, dtype=torch.float64)
+    torch.testing.assert_close(enc.apply_rope_cached(x, cos, sin, layout=layout), enc.apply_rope(x, layout=layout))
+    cos32, sin32 = enc.rope_cos_sin(torch.arange(100), 32)        # a cache longer than needed
+    torch.testing.assert_close(enc.apply_rope_cached(x.float(), cos32[:17], sin32[:17], layout=layout),
+                               enc.apply_rope(x.float(), layout=layout))
+
+
+def test_rotate_half_form_by_hand():
+    x = torch.randn(5, 8, dtype=torch.float64)
+    cos, sin = enc.rope_cos_sin(torch.arange(5), 8, dtype=torch.float64)
+    rotate_half = torch.cat((-x[:, 4:], x[:, :4]), dim=-1)
+    by_hand = x * torch.cat((cos, cos), -1) + rotate_half * torch.cat((sin, sin), -1)
+    torch.testing.assert_close(enc.apply_rope_cached(x, cos, sin, layout="half"), by_hand)
+
+
+@pytest.mark.parametrize("dtype,cdtype", [(torch.float32, torch.complex64), (torch.float64, torch.complex128)])
+def test_complex_rope_equals_reference(dtype, cdtype):
+    x = torch.randn(2, 4, 33, 64, dtype=dtype)
+    pos = torch.arange(10, 43)
+    cis = enc.rope_cis(pos, 64, dtype=cdtype)
+    torch.testing.assert_close(enc.apply_rope_complex(x, cis), enc.apply_rope(x, pos))
+    cis_cache = enc.rope_cis(torch.arange(64), 64, dtype=cdtype)
+    torch.testing.assert_close(enc.apply_rope_complex(x, cis_cache[10:43]), enc.apply_rope(x, pos))
+
+
+FAST_BAD_INPUTS = [
+    (lambda: enc.apply_rope_complex(torch.randn(4, 8, dtype=torch.bfloat16), enc.rope_cis(range(4), 8)),
+     TypeError, "x must be float32 or float64"),
+    (lambda: enc.apply_rope_complex(torch.randn(4, 8), torch.randn(4, 4)), TypeError, "cis must be a complex"),
+    (lambda: enc.apply_rope_complex(torch.randn(4, 8), enc.rope_cis(range(5), 8)), ValueError, "cis of shape"),
+    (lambda: enc.apply_rope_complex(torch.randn(4, 7), enc.rope_cis(range(4), 8)), ValueError, "must be even"),
+    (lambda: enc.rope_cis(range(4), 8, dtype=torch.float32), TypeError, "dtype must be torch.complex64"),
+    (lambda: enc.rope_cis(range(4), 8, freqs=torch.ones(3)), ValueError, r"freqs must have shape \(d_model/2,\)"),
+    (lambda: enc.apply_rope_cached(torch.randn(4, 8), torch.ones(4, 3), torch.ones(4, 3)), ValueError,
+     "cos must be a tensor ending in d/2 = 4"),
+    (lambda: enc.rope_cos_sin(range(4), 8, dtype=torch.int32), TypeError, "dtype must be a floating-point"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", FAST_BAD_INPUTS, ids=[m for _, _, m in FAST_BAD_INPUTS])
+def test_fast_rope_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_complex_rope_into_a_buffer_and_in_place():
+    x = torch.randn(3, 10, 16)
+    cis = enc.rope_cis(torch.arange(10), 16)
+    want = enc.apply_rope(x)
+    y = torch.empty_like(x)
+    assert enc.apply_rope_complex(x, cis, out=y) is y
+    torch.testing.assert_close(y, want)
+    z = x.clone()
+    enc.apply_rope_complex(z, cis, out=z)                 # in place
+    torch.testing.assert_close(z, want)
+    with pytest.raises(ValueError, match="out must be a contiguous tensor"):
+        enc.apply_rope_complex(x, cis, out=torch.empty(3, 10, 8))

@@ -1,0 +1,103 @@
+"""Speed of RoPE and ALiBi implementations on the CPU (chapter 10).
+
+Every implementation is first checked against ``book``'s reference version,
+then timed with ``torch.utils.benchmark`` (median of repeated runs) against
+the time to copy a tensor of the same size, the floor for a memory-bound
+elementwise operation. Run from the repository root::
+
+    python benchmarks/rope_speed.py              # 1 thread, default sizes
+    python benchmarks/rope_speed.py --threads 2 --lengths 1024 4096
+
+It prints one table per length: time in microseconds and the ratio to the
+copy. The README quotes its output with the machine it came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+
+import torch
+import torch.utils.benchmark as benchmark
+from torch.nn import functional as F
+
+from book import attention, encodings
+
+
+def rope_variants(x: torch.Tensor) -> dict[str, tuple[str, dict]]:
+    """Statements to time for RoPE on ``x`` (batch, heads, n, d), each checked first."""
+    n, d = x.shape[-2], x.shape[-1]
+    cos, sin = encodings.rope_cos_sin(torch.arange(n), d)
+    cis = encodings.rope_cis(torch.arange(n), d)
+    reference = encodings.apply_rope(x)
+    torch.testing.assert_close(encodings.apply_rope_cached(x, cos, sin), reference)
+    torch.testing.assert_close(encodings.apply_rope_complex(x, cis), reference)
+    torch.testing.assert_close(encodings.apply_rope_cached(x, cos, sin, layout="half"),
+                               encodings.apply_rope(x, layout="half"))
+    y = torch.empty_like(x)
+    torch.testing.assert_close(encodings.apply_rope_complex(x, cis, out=y), reference)
+    env = {"x": x, "y": y, "encodings": encodings, "cos": cos, "sin": sin, "cis": cis}
+    return {
+        "copy (x.clone())": ("x.clone()", env),
+        "copy into a buffer (y.copy_(x))": ("y.copy_(x)", env),
+        "apply_rope (reference, angles every call)": ("encodings.apply_rope(x)", env),
+        "apply_rope_cached, interleaved": ("encodings.apply_rope_cached(x, cos, sin)", env),
+        "apply_rope_cached, rotate_half": ('encodings.apply_rope_cached(x, cos, sin, layout="half")', env),
+        "apply_rope_complex (book's fastest)": ("encodings.apply_rope_complex(x, cis)", env),
+        "apply_rope_complex into a buffer": ("encodings.apply_rope_complex(x, cis, out=y)", env),
+    }
+
+
+def time_us(stmt: str, env: dict, min_run_time: float) -> float:
+    timer = benchmark.Timer(stmt=stmt, globals=env, num_threads=torch.get_num_threads())
+    return timer.blocked_autorange(min_run_time=min_run_time).median * 1e6
+
+
+def rope_table(length: int, *, heads: int, head_dim: int, min_run_time: float) -> list[tuple[str, float]]:
+    x = torch.randn(1, heads, length, head_dim, generator=torch.Generator().manual_seed(0))
+    return [(name, time_us(stmt, env, min_run_time)) for name, (stmt, env) in rope_variants(x).items()]
+
+
+def alibi_rows(length: int, *, heads: int, head_dim: int, min_run_time: float) -> list[tuple[str, float]]:
+    g = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(1, heads, length, head_dim, generator=g) for _ in range(3))
+    mask = encodings.alibi_bias(heads, length) + attention.causal_mask(length)
+    ours, _ = attention.attention(q, k, v, bias=encodings.alibi_bias(heads, length), causal=True)
+    torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), ours, atol=1e-5, rtol=1e-5)
+    env = {"attention": attention, "F": F, "q": q, "k": k, "v": v, "mask": mask,
+           "bias": encodings.alibi_bias(heads, length)}
+    return [
+        ("ALiBi, written-out attention", time_us("attention.attention(q, k, v, bias=bias, causal=True)", env,
+                                                  min_run_time)),
+        ("ALiBi, scaled_dot_product_attention", time_us("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)",
+                                                         env, min_run_time)),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=1, help="CPU threads for torch (default: 1)")
+    p.add_argument("--lengths", type=int, nargs="+", default=[512, 2048, 8192], help="sequence lengths")
+    p.add_argument("--heads", type=int, default=8)
+    p.add_argument("--head-dim", type=int, default=64)
+    p.add_argument("--min-run-time", type=float, default=0.5, help="seconds of timing per statement")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    print(f"{platform.machine()}, {platform.processor() or 'cpu'}, torch {torch.__version__}, "
+          f"{args.threads} thread(s); x of shape (1, {args.heads}, n, {args.head_dim}), float32")
+    for n in args.lengths:
+        rows = rope_table(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time)
+        times = dict(rows)
+        print(f"\nRoPE, n = {n}  (ratios: to x.clone(); for 'into a buffer', to y.copy_(x))")
+        for name, us in rows:
+            floor = times["copy into a buffer (y.copy_(x))"] if "buffer" in name else times["copy (x.clone())"]
+            print(f"  {name:<44} {us:10.1f} us  {us / floor:6.2f} x copy")
+    n = min(args.lengths)
+    print(f"\nALiBi attention, n = {n}")
+    for name, us in alibi_rows(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time):
+        print(f"  {name:<44} {us:10.1f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,21 @@
+"""The benchmark scripts run and print their tables (timings are not tested)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_rope_speed_script_checks_and_prints_every_form():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "rope_speed.py"), "--lengths", "32", "--heads", "2",
+         "--head-dim", "8", "--min-run-time", "0.01"],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )
+    for name in ("copy (x.clone())", "apply_rope_cached, rotate_half", "apply_rope_complex (book's fastest)",
+                 "ALiBi, scaled_dot_product_attention"):
+        assert name in done.stdout
+    assert "x copy" in done.stdout
