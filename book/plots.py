@@ -45,6 +45,7 @@ __all__ = [
     "rope_score_curve",
     "alibi_panel",
     "experiment_curves",
+    "scaling_ratios",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
@@ -532,3 +533,27 @@ def experiment_curves(
     ax.set(xlabel="position in the test input" if fib else "symbols to copy, n",
            ylabel="accuracy" if fib else "whole copies right", ylim=(-0.02, 1.02),
            title=title if title is not None else f"{config['task']}: trained at {config['train_len']}")
+
+
+def scaling_ratios(
+    ax: plt.Axes, d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0
+) -> dict[str, torch.Tensor]:
+    """Chapter 9's picture: new / old frequency per pair for PI, NTK-aware and
+    YaRN (``book.scaling``) at one ``scale``, on a log axis, with the pairs
+    that turn more than 32 times over ``original_max_len`` shaded (the ones
+    YaRN keeps). Returns the ratios by method."""
+    from . import scaling
+
+    old = frequencies(d_model, base=base)
+    yarn, _ = scaling.yarn_frequencies(d_model, scale=scale, original_max_len=original_max_len, base=base)
+    ratios = {"PI": scaling.pi_frequencies(d_model, scale=scale, base=base) / old,
+              "NTK-aware": scaling.ntk_frequencies(d_model, scale=scale, base=base) / old,
+              "YaRN": yarn / old}
+    kept = int((original_max_len * old / (2 * np.pi) > 32).sum())
+    if kept:
+        ax.axvspan(-0.5, kept - 0.5, color="0.92", lw=0)
+    for (name, ratio), style in zip(ratios.items(), ["-", "--", "-."]):
+        ax.semilogy(ratio.numpy(), style, lw=2, label=name)
+    ax.set(xlabel="pair i (fast to slow)", ylabel="new / old frequency",
+           title=f"s = {scale:g}, L = {original_max_len:,}, {kept} pairs kept by YaRN")
+    return ratios

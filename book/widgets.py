@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 
 from .demos import TinySelfAttention
 from .plots import (
+    scaling_ratios,
     alibi_panel,
     experiment_curves,
     order_panels,
@@ -35,6 +36,7 @@ __all__ = [
     "rope_explorer",
     "alibi_explorer",
     "results_explorer",
+    "scaling_explorer",
 ]
 
 
@@ -281,3 +283,21 @@ def results_explorer(results: Mapping[str, dict]):
         return fig
 
     return _explorer([[task, style], picks], draw)
+
+
+def scaling_explorer(d_model: int = 128):
+    """Change the context scale ``s`` and the training length ``L`` and see how
+    PI, NTK-aware and YaRN rescale each RoPE pair (chapter 9). Static twin:
+    the chapter's small multiples drawn with ``book.plots.scaling_ratios``."""
+    import ipywidgets as w
+
+    scale = w.FloatLogSlider(value=4.0, base=2, min=0, max=6, step=0.5, description="scale s")
+    length = w.SelectionSlider(options=[32, 256, 2048, 8192, 32768], value=2048, description="train L")
+
+    def draw() -> plt.Figure:
+        fig, ax = plt.subplots(figsize=(7.0, 3.2))
+        scaling_ratios(ax, d_model, scale=scale.value, original_max_len=length.value)
+        ax.legend(fontsize=8)
+        return fig
+
+    return _explorer([[scale, length]], draw)

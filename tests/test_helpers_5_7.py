@@ -206,3 +206,19 @@ def test_results_explorer_redraws():
     with pytest.raises(ValueError, match="at least one task"):
         widgets.results_explorer({})
     plt.close("all")
+
+
+def test_scaling_ratios_and_explorer():
+    fig, ax = plt.subplots()
+    ratios = plots.scaling_ratios(ax, 128, scale=4.0, original_max_len=2048)
+    assert set(ratios) == {"PI", "NTK-aware", "YaRN"}
+    assert float(ratios["PI"][0]) == pytest.approx(0.25) and float(ratios["YaRN"][0]) == 1.0
+    assert "pairs kept by YaRN" in ax.get_title()
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    box = widgets.scaling_explorer()
+    scale, length = box.children[0].children
+    scale.value = 16.0
+    length.value = 32
+    plt.close("all")
