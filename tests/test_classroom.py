@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError
 
 from book import classroom
 
@@ -47,12 +49,23 @@ def test_student_copy_drops_solutions_and_outputs(student_dir, path):
             assert cell.outputs == [] and cell.execution_count is None
 
 
+def _execute(nb: nbformat.NotebookNode) -> None:
+    NotebookClient(nb, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_student_copy_runs_top_to_bottom(student_dir, path):
     """No cell a student keeps depends on a removed solution."""
     nb = nbformat.read(student_dir / path.name, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    try:
+        _execute(copy.deepcopy(nb))
+    except CellTimeoutError:
+        # On a loaded machine the client has, rarely, waited forever for the
+        # reply of an idle kernel (seen with ipykernel 6 and 7; no cell of the
+        # book takes a minute). Run once more; a cell that really hangs, or
+        # any error, still fails the test.
+        _execute(nb)
 
 
 def test_chapters_are_left_untouched(student_dir):
