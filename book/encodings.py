@@ -374,6 +374,8 @@ def rope_cis(
     d_model = check_even("d_model", d_model)
     if dtype not in (torch.complex64, torch.complex128):
         raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype!r}")
+    if freqs is not None and (not isinstance(freqs, torch.Tensor) or not freqs.is_floating_point()):
+        raise TypeError(f"freqs must be a floating tensor, got {getattr(freqs, 'dtype', type(freqs).__name__)}")
     w = frequencies(d_model, base=base) if freqs is None else freqs.to(torch.float64)
     if w.shape != (d_model // 2,):
         raise ValueError(f"freqs must have shape (d_model/2,) = ({d_model // 2},), got {tuple(w.shape)}")

@@ -86,6 +86,8 @@ class Config:
             raise ValueError(f"schemes must be a non-empty subset of {', '.join(SCHEMES)}, got {list(self.schemes)}")
         if not self.seeds:
             raise ValueError("seeds must hold at least one seed")
+        if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
+            raise ValueError(f"seeds must be non-negative integers, got {list(self.seeds)}")
         for name in ("steps", "train_len", "test_len", "batch", "d_model", "n_heads", "n_layers", "eval_seqs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -26,7 +26,7 @@ from torch.nn import functional as F
 
 from ._validate import check_choice, check_positive_int
 from .attention import attention, causal_mask
-from .encodings import LearnedPositionalEmbedding, alibi_slopes, apply_rope, sinusoidal_at
+from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at
 from .tasks import Batch
 
 __all__ = ["SCHEMES", "TinyTransformer", "train", "accuracy_by_position"]
@@ -123,7 +123,6 @@ class TinyTransformer(nn.Module):
             self.blocks = nn.ModuleList(_Block(d_model, n_heads) for _ in range(n_layers))
             self.ln_f = nn.LayerNorm(d_model)
             self.head = nn.Linear(d_model, vocab_size)
-        self.register_buffer("slopes", alibi_slopes(n_heads), persistent=False)
         self.rope_freqs: torch.Tensor | None = None
         self.rope_factor = 1.0
 
@@ -152,9 +151,7 @@ class TinyTransformer(nn.Module):
         for an encoder; ``None`` for the other schemes."""
         if self.position != "alibi":
             return None
-        pos = torch.arange(seq_len, device=self.slopes.device)
-        distance = (pos[:, None] - pos[None, :]).abs().to(self.slopes.dtype)
-        return -self.slopes[:, None, None] * distance
+        return alibi_bias(self.n_heads, seq_len).to(self.head.weight.device)
 
     def forward(
         self, tokens: torch.Tensor, *, return_attention: bool = False

@@ -205,8 +205,10 @@ def rope_explorer(q: Any, k: Any, *, base: float = 10000.0, max_position: int = 
 
     from .encodings import frequencies
 
-    q, k = torch.as_tensor(q, dtype=torch.float64), torch.as_tensor(k, dtype=torch.float64)
+    q, k = torch.as_tensor(q, dtype=torch.float64).flatten(), torch.as_tensor(k, dtype=torch.float64).flatten()
     d = q.numel()
+    if d != k.numel() or d < 2 or d % 2:
+        raise ValueError(f"q and k must have the same even number of features, got {d} and {k.numel()}")
     theta = frequencies(d, base=base)
     m = w.IntSlider(value=5, min=0, max=max_position, description="query m")
     n = w.IntSlider(value=2, min=0, max=max_position, description="key n")

@@ -222,3 +222,17 @@ def test_scaling_ratios_and_explorer():
     scale.value = 16.0
     length.value = 32
     plt.close("all")
+
+
+def test_added_helpers_name_the_bad_parameter():
+    from book import experiments
+
+    with pytest.raises(ValueError, match="seeds must be non-negative integers"):
+        experiments.Config(seeds=("0",))
+    with pytest.raises(TypeError, match="freqs must be a floating tensor"):
+        encodings.rope_cis(range(4), 8, freqs=[1.0, 0.1, 0.01, 0.001])
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    with pytest.raises(ValueError, match="q and k must have the same even number of features"):
+        widgets.rope_explorer(torch.ones(7), torch.ones(7))
