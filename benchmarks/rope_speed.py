@@ -8,20 +8,25 @@ elementwise operation. Run from the repository root::
     python benchmarks/rope_speed.py              # 1 thread, default sizes
     python benchmarks/rope_speed.py --threads 2 --lengths 1024 4096
 
-It prints one table per length: time in microseconds and the ratio to the
-copy. The README quotes its output with the machine it came from.
+It prints one table per length: the median time in microseconds and the
+median, over rounds, of the ratio to a copy timed in the same round. The
+README quotes its output with the machine it came from.
 """
 
 from __future__ import annotations
 
 import argparse
 import platform
+import statistics
 
 import torch
 import torch.utils.benchmark as benchmark
 from torch.nn import functional as F
 
 from book import attention, encodings
+
+COPY = "copy (x.clone())"
+COPY_INTO = "copy into a buffer (y.copy_(x))"
 
 
 def rope_variants(x: torch.Tensor) -> dict[str, tuple[str, dict]]:
@@ -36,15 +41,20 @@ def rope_variants(x: torch.Tensor) -> dict[str, tuple[str, dict]]:
                                encodings.apply_rope(x, layout="half"))
     y = torch.empty_like(x)
     torch.testing.assert_close(encodings.apply_rope_complex(x, cis, out=y), reference)
-    env = {"x": x, "y": y, "encodings": encodings, "cos": cos, "sin": sin, "cis": cis}
+    z = x.clone()  # rotated in place over and over: |cis| = 1 keeps its scale
+    torch.testing.assert_close(encodings.apply_rope_complex(z, cis, out=z), reference)
+    env = {"x": x, "y": y, "z": z, "encodings": encodings, "cos": cos, "sin": sin, "cis": cis,
+           "xc": x.view(torch.complex64)}
     return {
-        "copy (x.clone())": ("x.clone()", env),
-        "copy into a buffer (y.copy_(x))": ("y.copy_(x)", env),
+        COPY: ("x.clone()", env),
+        COPY_INTO: ("y.copy_(x)", env),
         "apply_rope (reference, angles every call)": ("encodings.apply_rope(x)", env),
         "apply_rope_cached, interleaved": ("encodings.apply_rope_cached(x, cos, sin)", env),
         "apply_rope_cached, rotate_half": ('encodings.apply_rope_cached(x, cos, sin, layout="half")', env),
-        "apply_rope_complex (book's fastest)": ("encodings.apply_rope_complex(x, cis)", env),
+        "apply_rope_complex (new tensor)": ("encodings.apply_rope_complex(x, cis)", env),
         "apply_rope_complex into a buffer": ("encodings.apply_rope_complex(x, cis, out=y)", env),
+        "apply_rope_complex in place (book's fastest)": ("encodings.apply_rope_complex(z, cis, out=z)", env),
+        "complex product alone (xc * xc, no RoPE)": ("xc * xc", env),
     }
 
 
@@ -53,9 +63,27 @@ def time_us(stmt: str, env: dict, min_run_time: float) -> float:
     return timer.blocked_autorange(min_run_time=min_run_time).median * 1e6
 
 
-def rope_table(length: int, *, heads: int, head_dim: int, min_run_time: float) -> list[tuple[str, float]]:
+def rope_table(length: int, *, heads: int, head_dim: int, min_run_time: float,
+               rounds: int) -> list[tuple[str, float, float]]:
+    """(name, median time in us, median ratio to its copy) for every variant.
+
+    Timings on a shared VM drift by 20% or more from one second to the next,
+    so a ratio of two medians taken seconds apart is noisy. Instead every
+    round times the copy and each variant back to back, and the ratio is the
+    median over rounds of the same-round ratios.
+    """
     x = torch.randn(1, heads, length, head_dim, generator=torch.Generator().manual_seed(0))
-    return [(name, time_us(stmt, env, min_run_time)) for name, (stmt, env) in rope_variants(x).items()]
+    variants = rope_variants(x)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, (stmt, env) in variants.items():
+            times[name].append(time_us(stmt, env, min_run_time / rounds))
+    rows = []
+    for name, ts in times.items():
+        floor = times[COPY_INTO if "buffer" in name or "in place" in name else COPY]
+        ratio = statistics.median(t / f for t, f in zip(ts, floor))
+        rows.append((name, statistics.median(ts), ratio))
+    return rows
 
 
 def alibi_rows(length: int, *, heads: int, head_dim: int, min_run_time: float) -> list[tuple[str, float]]:
@@ -81,17 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--heads", type=int, default=8)
     p.add_argument("--head-dim", type=int, default=64)
     p.add_argument("--min-run-time", type=float, default=0.5, help="seconds of timing per statement")
+    p.add_argument("--rounds", type=int, default=5, help="rounds of back-to-back timings (default: 5)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     print(f"{platform.machine()}, {platform.processor() or 'cpu'}, torch {torch.__version__}, "
           f"{args.threads} thread(s); x of shape (1, {args.heads}, n, {args.head_dim}), float32")
     for n in args.lengths:
-        rows = rope_table(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time)
-        times = dict(rows)
-        print(f"\nRoPE, n = {n}  (ratios: to x.clone(); for 'into a buffer', to y.copy_(x))")
-        for name, us in rows:
-            floor = times["copy into a buffer (y.copy_(x))"] if "buffer" in name else times["copy (x.clone())"]
-            print(f"  {name:<44} {us:10.1f} us  {us / floor:6.2f} x copy")
+        rows = rope_table(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time,
+                          rounds=args.rounds)
+        print(f"\nRoPE, n = {n}  (ratios: to x.clone(), or for 'into a buffer' and 'in place' "
+              f"to y.copy_(x); median of {args.rounds} same-round ratios)")
+        for name, us, ratio in rows:
+            print(f"  {name:<44} {us:10.1f} us  {ratio:6.2f} x copy")
     n = min(args.lengths)
     print(f"\nALiBi attention, n = {n}")
     for name, us in alibi_rows(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time):

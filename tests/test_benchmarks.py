@@ -15,7 +15,7 @@ def test_rope_speed_script_checks_and_prints_every_form():
          "--head-dim", "8", "--min-run-time", "0.01"],
         capture_output=True, text=True, check=True, cwd=ROOT,
     )
-    for name in ("copy (x.clone())", "apply_rope_cached, rotate_half", "apply_rope_complex (book's fastest)",
+    for name in ("copy (x.clone())", "apply_rope_cached, rotate_half", "apply_rope_complex in place (book's fastest)",
                  "ALiBi, scaled_dot_product_attention"):
         assert name in done.stdout
     assert "x copy" in done.stdout

@@ -449,6 +449,22 @@ def test_complex_rope_equals_reference(dtype, cdtype):
     torch.testing.assert_close(enc.apply_rope_complex(x, cis_cache[10:43]), enc.apply_rope(x, pos))
 
 
+
+@pytest.mark.parametrize("layout", ["heads transposed", "odd offset", "stride 2", "contiguous"])
+def test_complex_rope_any_memory_layout(layout):
+    """The no-copy complex view and the copying fallback give the same result."""
+    base = torch.randn(2, 9, 3, 34, generator=torch.Generator().manual_seed(0))
+    x = {"heads transposed": base[..., :16].transpose(1, 2),   # (B, H, n, d) view of (B, n, H, d)
+         "odd offset": base[..., 1:17].transpose(1, 2),
+         "stride 2": base[..., ::2][..., :16].transpose(1, 2),
+         "contiguous": base[..., :16].transpose(1, 2).contiguous()}[layout]
+    cis = enc.rope_cis(torch.arange(9), 16)
+    got = enc.apply_rope_complex(x, cis)
+    assert got.shape == x.shape and got.dtype == x.dtype
+    torch.testing.assert_close(got, enc.apply_rope(x))
+    torch.testing.assert_close(got, enc.apply_rope(x.contiguous()))
+
+
 FAST_BAD_INPUTS = [
     (lambda: enc.apply_rope_complex(torch.randn(4, 8, dtype=torch.bfloat16), enc.rope_cis(range(4), 8)),
      TypeError, "x must be float32 or float64"),
