@@ -232,14 +232,30 @@ def _machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}"
 
 
-def _beyond(config: dict[str, Any], curve: Sequence[float | None]) -> float:
-    """Mean accuracy past the training length."""
-    values = [a for a in curve[config["train_len"] :] if a is not None]
-    return sum(values) / len(values)
+def within_and_past(results: dict[str, Any]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each seed's mean accuracy up to and past the training length, per scheme.
+
+    Args:
+        results: what ``run`` returns (or its JSON, loaded).
+
+    Returns:
+        ``(within, past)``: two dicts from scheme name to a list with one
+        mean per seed, in the order of ``results["runs"][scheme]``. Entries
+        of a curve that are ``None`` (nothing scored there) are skipped.
+    """
+    if not isinstance(results, dict) or "config" not in results or "runs" not in results:
+        raise TypeError("results must be the dict that experiments.run returns, with 'config' and 'runs'")
+    cut = results["config"]["train_len"]
+    within: dict[str, list[float]] = {}
+    past: dict[str, list[float]] = {}
+    for scheme, per_seed in results["runs"].items():
+        within[scheme] = [_mean(r["curve"][:cut]) for r in per_seed.values()]
+        past[scheme] = [_mean(r["curve"][cut:]) for r in per_seed.values()]
+    return within, past
 
 
-def _within(config: dict[str, Any], curve: Sequence[float | None]) -> float:
-    values = [a for a in curve[: config["train_len"]] if a is not None]
+def _mean(curve: Sequence[float | None]) -> float:
+    values = [a for a in curve if a is not None]
     return sum(values) / len(values)
 
 
@@ -252,11 +268,10 @@ def summary_table(results: dict[str, Any]) -> str:
         f"{config['task']}: trained at {config['train_len']}, tested up to {config['test_len']} ({unit})",
         f"{'scheme':<11} {'up to train length':>20} {'past train length':>20} {'train s':>8}",
     ]
+    within, past = within_and_past(results)
     for scheme, per_seed in results["runs"].items():
-        inside = [_within(config, r["curve"]) for r in per_seed.values()]
-        outside = [_beyond(config, r["curve"]) for r in per_seed.values()]
         secs = sum(r["train_seconds"] for r in per_seed.values())
-        lines.append(f"{scheme:<11} {_fmt(inside):>20} {_fmt(outside):>20} {secs:>8.1f}")
+        lines.append(f"{scheme:<11} {_fmt(within[scheme]):>20} {_fmt(past[scheme]):>20} {secs:>8.1f}")
     return "\n".join(lines)
 
 
@@ -271,8 +286,7 @@ def conclusions(results: dict[str, Any]) -> dict[str, Any]:
     Returns, for each scheme, the worst and best seed's accuracy past the
     training length, and the schemes ordered by their worst seed.
     """
-    config = results["config"]
-    past = {s: [_beyond(config, r["curve"]) for r in per_seed.values()] for s, per_seed in results["runs"].items()}
+    _, past = within_and_past(results)
     worst = {s: min(v) for s, v in past.items()}
     best = {s: max(v) for s, v in past.items()}
     return {"worst_seed_past_train": worst, "best_seed_past_train": best,

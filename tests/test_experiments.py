@@ -126,5 +126,16 @@ def test_reduced_run_reproduces_the_committed_conclusions():
     mine = ex.conclusions(reduced)["ranking_by_worst_seed"]
     assert mine[0] == ranking[0] == "alibi"
     assert mine[-1] == ranking[-1] == "sinusoidal"
-    inside = [ex._within(reduced["config"], r["curve"]) for v in reduced["runs"].values() for r in v.values()]
-    assert min(inside) > 0.9                          # every model learned the rule
+    within, _ = ex.within_and_past(reduced)
+    assert min(min(v) for v in within.values()) > 0.9  # every model learned the rule
+
+
+def test_within_and_past_splits_each_curve_at_the_training_length():
+    results = {"config": {"train_len": 2},
+               "runs": {"a": {"0": {"curve": [None, 1.0, 0.5, 0.25]},
+                              "1": {"curve": [0.5, 0.5, 0.0, None]}}}}
+    within, past = ex.within_and_past(results)
+    assert within == {"a": [1.0, 0.5]}                # None is skipped
+    assert past == {"a": [0.375, 0.0]}
+    with pytest.raises(TypeError, match="results must be the dict"):
+        ex.within_and_past({"runs": {}})
