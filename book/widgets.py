@@ -56,6 +56,9 @@ def _explorer(rows: Sequence[Sequence[Any]], draw: Callable[[], plt.Figure | Non
             out.clear_output(wait=True)
             fig = draw()
             if fig is not None:
+                if fig.get_layout_engine() is None and all(
+                        ax.get_subplotspec() is not None for ax in fig.axes):
+                    fig.tight_layout()  # keep colorbar and axis labels apart
                 display(fig)
                 plt.close(fig)
 

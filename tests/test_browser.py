@@ -19,9 +19,7 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
-import os
 import re
-import shutil
 import threading
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
@@ -34,15 +32,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
 MAX_PAGE_BYTES = 3 * 1024 * 1024
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _browser_or_skip():
-    if CHROMIUM is None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail("REQUIRE_BROWSER=1 but no chromium on PATH (apt-get install chromium)")
-        pytest.skip("no chromium on PATH; apt-get install chromium to run the browser test")
-    return pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
@@ -59,19 +48,6 @@ def server(built_site):
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/", html
     httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = _browser_or_skip()
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
-        yield b
-        b.close()
 
 
 class PageVisit:
