@@ -86,6 +86,24 @@ def test_nbval_ignores_are_justified(path):
                 )
 
 
+BACK_MATTER = {"intro.md": "**In this book you will:**", "references.md": "**On this page you will:**",
+               "guide/teachers.ipynb": "**On this page you will:**"}
+
+
+@pytest.mark.parametrize("name", sorted(BACK_MATTER))
+def test_other_pages_have_goals_and_a_summary(name):
+    """The pages that are not chapters also open with what the reader will get
+    and end with a short summary."""
+    path = ROOT / name
+    if path.suffix == ".ipynb":
+        text = "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+    else:
+        text = path.read_text(encoding="utf-8")
+    goals, summary = text.find(BACK_MATTER[name]), text.find("## Summary")
+    assert 0 <= goals < len(text) // 2, "goals must come near the top"
+    assert summary > goals and "\n## " not in text[summary + 1:], "the summary must be the last section"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_shape(path):
     """Learning goals at the top, then summary, exercises with hidden solutions and references."""
