@@ -46,6 +46,7 @@ __all__ = [
     "alibi_panel",
     "experiment_curves",
     "scaling_ratios",
+    "rope_angle_errors",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
@@ -557,3 +558,33 @@ def scaling_ratios(
     ax.set(xlabel="pair i (fast to slow)", ylabel="new / old frequency",
            title=f"s = {scale:g}, L = {original_max_len:,}, {kept} pairs kept by YaRN")
     return ratios
+
+
+def rope_angle_errors(
+    ax: plt.Axes,
+    positions: torch.Tensor,
+    d_model: int,
+    *,
+    dtypes: Sequence[str] = ("bfloat16", "float32"),
+    base: float = 10000.0,
+) -> dict[str, torch.Tensor]:
+    """Chapter 10's picture: the largest error of RoPE's cosines against
+    position (log-log) when the angles are formed in each of ``dtypes``
+    (names such as ``"bfloat16"``), with ``book``'s float64 angles for
+    comparison (``encodings.rope_cos_error``). Returns the errors by label."""
+    from .encodings import rope_cos_error
+
+    errors = {}
+    for name in dtypes:
+        dtype = getattr(torch, name, None)
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError(f"dtypes must name torch dtypes such as 'bfloat16', got {name!r}")
+        errors[name] = rope_cos_error(positions, d_model, angle_dtype=dtype, base=base)
+    errors["book (float64 angles)"] = rope_cos_error(positions, d_model, angle_dtype=torch.float64, base=base)
+    styles = ["-", "--", "-."][: len(errors) - 1] + [":"]  # book's line dotted
+    for (name, err), style in zip(errors.items(), styles):
+        shown = err.clamp(min=1e-10).masked_fill(err.isinf(), math.nan)  # overflow: no line
+        ax.loglog(positions.numpy(), shown.numpy(), style, label=name)
+    ax.set(xlabel="position m", ylabel="largest |cos error|", ylim=(1e-10, 10),
+           title=f"RoPE angles in low precision, d = {d_model}")
+    return errors

@@ -7,6 +7,7 @@ plotting function.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Callable, Mapping, Sequence
 
@@ -14,6 +15,7 @@ import matplotlib.pyplot as plt
 
 from .demos import TinySelfAttention
 from .plots import (
+    rope_angle_errors,
     scaling_ratios,
     alibi_panel,
     experiment_curves,
@@ -37,6 +39,7 @@ __all__ = [
     "alibi_explorer",
     "results_explorer",
     "scaling_explorer",
+    "precision_explorer",
 ]
 
 
@@ -306,3 +309,34 @@ def scaling_explorer(d_model: int = 128):
         return fig
 
     return _explorer([[scale, length]], draw)
+
+
+def precision_explorer(d_model: int = 128):
+    """Form RoPE's angles in bfloat16, float16 or float32 and see how wrong
+    the cosines get with position, for a chosen head width, base and longest
+    position (chapter 10). Static twin: the chapter's small multiples drawn
+    with ``book.plots.rope_angle_errors``."""
+    import ipywidgets as w
+    import torch
+
+    dtype = w.ToggleButtons(options=["bfloat16", "float16", "float32"], value="bfloat16",
+                            description="angles in")
+    d = w.IntSlider(value=d_model, min=16, max=256, step=16, description="head width")
+    b = w.FloatLogSlider(value=10000.0, base=10, min=2, max=6, step=0.25, description="base")
+    longest = w.SelectionSlider(options=[2**k for k in range(8, 21)], value=2**17, description="up to m")
+
+    def draw() -> plt.Figure:
+        positions = torch.unique(torch.logspace(0, math.log2(longest.value), 80, base=2).long())
+        fig, ax = plt.subplots(figsize=(7.0, 3.2))
+        errors = rope_angle_errors(ax, positions, d.value, dtypes=[dtype.value], base=b.value)
+        ax.legend(fontsize=8)
+        err = errors[dtype.value]
+        bad = positions[err > 0.01]
+        where = f"from about position {int(bad[0]):,}" if len(bad) else f"nowhere up to {longest.value:,}"
+        print(f"{dtype.value} angles: cosines off by more than 0.01 {where}")
+        if err.isinf().any():
+            print(f"{dtype.value} cannot hold positions from {int(positions[err.isinf()][0]):,} on: "
+                  "the angle overflows (no line there)")
+        return fig
+
+    return _explorer([[dtype], [d, b, longest]], draw)

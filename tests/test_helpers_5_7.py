@@ -236,3 +236,65 @@ def test_added_helpers_name_the_bad_parameter():
 
     with pytest.raises(ValueError, match="q and k must have the same even number of features"):
         widgets.rope_explorer(torch.ones(7), torch.ones(7))
+
+
+def test_rope_cos_error_against_a_written_out_reference():
+    pos = torch.tensor([1, 7, 300, 1024, 65536])
+    theta = encodings.frequencies(64)
+    exact = torch.cos(pos[:, None].double() * theta)
+    # bfloat16: the position and theta rounded to bfloat16, multiplied in it
+    by_hand = torch.cos((pos[:, None].to(torch.bfloat16) * theta.to(torch.bfloat16)).float())
+    want = (by_hand.double() - exact).abs().amax(1)
+    torch.testing.assert_close(encodings.rope_cos_error(pos, 64, angle_dtype=torch.bfloat16), want)
+    # float64 means book's own path: float64 angles, the result in float32
+    cos, _ = encodings.rope_cos_sin(pos, 64)
+    book = encodings.rope_cos_error(pos, 64, angle_dtype=torch.float64)
+    torch.testing.assert_close(book, (cos.double() - exact).abs().amax(1))
+    assert float(book.max()) < 1e-7
+    bf16 = encodings.rope_cos_error(pos, 64, angle_dtype=torch.bfloat16)
+    fp32 = encodings.rope_cos_error(pos, 64, angle_dtype=torch.float32)
+    assert float(bf16[4]) > 0.5 > 1e-3 > float(fp32[4]) > float(fp32[0])
+    # float16 overflows past 65504: reported as infinitely wrong, not as nan
+    fp16 = encodings.rope_cos_error(torch.tensor([65504, 65536]), 64, angle_dtype=torch.float16)
+    assert math.isfinite(float(fp16[0])) and math.isinf(float(fp16[1]))
+
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda: encodings.rope_cos_error([1, 2], 8, angle_dtype=torch.int32), TypeError, "angle_dtype must be"),
+    (lambda: encodings.rope_cos_error([1.5], 8, angle_dtype=torch.float32), TypeError, "integer dtype"),
+    (lambda: encodings.rope_cos_error([[1, 2]], 8, angle_dtype=torch.float32), ValueError, "one-dimensional"),
+    (lambda: encodings.rope_cos_error([1], 7, angle_dtype=torch.float32), ValueError, "d_model"),
+    (lambda: plots.rope_angle_errors(plt.subplots()[1], torch.arange(1, 5), 8, dtypes=["float8"]), ValueError,
+     "dtypes must name torch dtypes"),
+])
+def test_rope_cos_error_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+    plt.close("all")
+
+
+def test_rope_angle_errors_plot_and_precision_explorer(capsys):
+    fig, ax = plt.subplots()
+    positions = torch.tensor([1, 10, 100, 1000, 70000])
+    errors = plots.rope_angle_errors(ax, positions, 128, dtypes=["bfloat16", "float16"])
+    assert list(errors) == ["bfloat16", "float16", "book (float64 angles)"]
+    assert [line.get_label() for line in ax.get_lines()] == list(errors)
+    assert math.isnan(ax.get_lines()[1].get_ydata()[-1])     # float16 overflow: no point drawn
+    assert ax.get_xlabel() == "position m"
+    plt.close(fig)
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    box = widgets.precision_explorer()
+    (dtype,), (width, base, longest) = (row.children for row in box.children[:2])
+    capsys.readouterr()                 # outside a kernel, the explorer prints to stdout
+    dtype.value = "float16"
+    text = capsys.readouterr().out
+    assert "float16 angles: cosines off by more than 0.01 from about position" in text
+    assert "float16 cannot hold positions from" in text
+    dtype.value = "float32"
+    longest.value = 2**10
+    text = capsys.readouterr().out
+    assert "float32 angles: cosines off by more than 0.01 nowhere up to 1,024" in text
+    width.value, base.value = 32, 500000.0
+    plt.close("all")

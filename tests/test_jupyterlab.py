@@ -38,6 +38,7 @@ EXPLORERS = [
     ("alibi_explorer", "widgets.alibi_explorer()"),
     ("results_explorer", f"widgets.results_explorer({{'fibonacci': json.loads(Path({str(RESULTS)!r}).read_text())}})"),
     ("scaling_explorer", "widgets.scaling_explorer()"),
+    ("precision_explorer", "widgets.precision_explorer()"),
 ]
 SETUP = ("import json\nfrom pathlib import Path\n\nimport torch\n\nfrom book import widgets\n"
          "from book.demos import TinySelfAttention\n\n_ = torch.manual_seed(0)")
