@@ -30,6 +30,7 @@ from conftest import PAGE_WEIGHTS
 
 ROOT = Path(__file__).resolve().parents[1]
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 PAGES = [TOC["root"]] + [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
 MAX_PAGE_BYTES = 3 * 1024 * 1024
 
@@ -199,6 +200,32 @@ def test_internal_links_resolve(server, visits, name):
             if parsed.fragment not in ids:
                 bad.append(link)
     assert not bad, f"broken internal links on {name}: {sorted(set(bad))}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_previous_next_and_launch_menu(server, visits, name):
+    """Previous/next links follow the table of contents; every page made from a
+    notebook has a launch menu that opens that same notebook on Binder and Colab."""
+    base, _ = server
+    page, i = visits[name].page, PAGES.index(name)
+    for selector, j in (("a.left-prev", i - 1), ("a.right-next", i + 1)):
+        hrefs = page.eval_on_selector_all(selector, "els => els.map(e => e.href)")
+        if 0 <= j < len(PAGES):
+            assert hrefs == [urljoin(base, f"{PAGES[j]}.html")], f"{name}: {selector} is {hrefs}"
+        else:
+            assert hrefs == [], f"{name}: {selector} should not exist"
+    if not (ROOT / f"{name}.ipynb").is_file():
+        return
+    repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
+    branch = CONFIG["repository"]["branch"]
+    launch = page.eval_on_selector_all("button[aria-label='Launch interactive content'] + ul a",
+                                       "els => els.map(e => e.href)")
+    assert sorted(launch) == sorted([
+        f"https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{name}.ipynb",
+        f"https://colab.research.google.com/github/{repo}/blob/{branch}/{name}.ipynb",
+    ]), launch
+    thebe = page.eval_on_selector_all("script[type='text/x-thebe-config']", "els => els.map(e => e.textContent)")
+    assert all(f'repo: "{repo}"' in t for t in thebe), "live code would launch another repository"
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p.startswith("notebooks/")])
