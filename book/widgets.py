@@ -329,7 +329,7 @@ def precision_explorer(d_model: int = 128):
         positions = torch.unique(torch.logspace(0, math.log2(longest.value), 80, base=2).long())
         fig, ax = plt.subplots(figsize=(7.0, 3.2))
         errors = rope_angle_errors(ax, positions, d.value, dtypes=[dtype.value], base=b.value)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="center right")  # clear of both lines
         err = errors[dtype.value]
         bad = positions[err > 0.01]
         where = f"from about position {int(bad[0]):,}" if len(bad) else f"nowhere up to {longest.value:,}"
