@@ -277,19 +277,29 @@ def apply_rope(
         positions = torch.arange(seq_len, device=x.device)
     positions = check_position_tensor("positions", positions, allow_float=True)
     _check_positions_fit(positions, x)
+    angles = _rope_angles(positions.to(x.device), d, base=base, freqs=freqs)
+    return _rotate(x, torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype), layout)
+
+
+def _rope_angles(
+    positions: torch.Tensor, d_model: int, *, base: float, freqs: torch.Tensor | None
+) -> torch.Tensor:
+    """The float64 angles ``p * w_i``, shape ``(*positions.shape, d/2)``, with
+    RoPE's ``w_i = base^(-2i/d)`` or the given ``freqs`` (chapter 9), checked
+    here once for ``apply_rope``, ``rope_cos_sin``, ``rope_cis`` and
+    ``rope_cos_error``."""
     if freqs is None:
-        w = frequencies(d, base=base).to(x.device)
+        w = frequencies(d_model, base=base)
     else:
-        if not isinstance(freqs, torch.Tensor) or not freqs.is_floating_point() or freqs.shape != (d // 2,):
-            raise ValueError(
-                f"freqs must be a floating tensor of shape (d/2,) = ({d // 2},), got "
-                f"{getattr(freqs, 'shape', type(freqs).__name__)}"
-            )
+        d_model = check_even("d_model", d_model)
+        if not isinstance(freqs, torch.Tensor) or not freqs.is_floating_point():
+            raise TypeError(f"freqs must be a floating tensor, got {getattr(freqs, 'dtype', type(freqs).__name__)}")
+        if freqs.shape != (d_model // 2,):
+            raise ValueError(f"freqs must have shape (d/2,) = ({d_model // 2},), got {tuple(freqs.shape)}")
         if not torch.isfinite(freqs).all():
             raise ValueError("freqs must be finite")
-        w = freqs.to(device=x.device, dtype=torch.float64)
-    angles = positions.to(device=x.device, dtype=torch.float64).unsqueeze(-1) * w
-    return _rotate(x, torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype), layout)
+        w = freqs.to(torch.float64)
+    return positions.to(torch.float64).unsqueeze(-1) * w.to(positions.device)
 
 
 def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
@@ -322,7 +332,7 @@ def rope_cos_sin(
     positions = check_position_tensor("positions", positions, allow_float=True)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
-    angles = positions.to(torch.float64).unsqueeze(-1) * frequencies(d_model, base=base).to(positions.device)
+    angles = _rope_angles(positions, d_model, base=base, freqs=None)
     return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
 
 
@@ -375,22 +385,17 @@ def rope_cis(
     d_model = check_even("d_model", d_model)
     if dtype not in (torch.complex64, torch.complex128):
         raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype!r}")
-    if freqs is not None and (not isinstance(freqs, torch.Tensor) or not freqs.is_floating_point()):
-        raise TypeError(f"freqs must be a floating tensor, got {getattr(freqs, 'dtype', type(freqs).__name__)}")
-    w = frequencies(d_model, base=base) if freqs is None else freqs.to(torch.float64)
-    if w.shape != (d_model // 2,):
-        raise ValueError(f"freqs must have shape (d_model/2,) = ({d_model // 2},), got {tuple(w.shape)}")
-    angles = positions.to(torch.float64).unsqueeze(-1) * w.to(positions.device)
+    angles = _rope_angles(positions, d_model, base=base, freqs=freqs)
     return torch.polar(torch.ones_like(angles), angles).to(dtype)
 
 
 def apply_rope_complex(x: torch.Tensor, cis: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
     """Interleaved RoPE as one complex multiplication (fast; chapter 10).
 
-    ``view_as_complex`` reads each pair ``(2i, 2i+1)`` of ``x`` as a complex
-    number without copying, one elementwise product with ``cis`` (from
-    ``rope_cis``) rotates every pair, and ``view_as_real`` reads the result
-    back: the same numbers as ``apply_rope(x, positions)`` with
+    Each pair ``(2i, 2i+1)`` of ``x`` is read as one complex number without
+    copying (``Tensor.view`` with a complex dtype), one elementwise product
+    with ``cis`` (from ``rope_cis``) rotates every pair, and the result is
+    read back as real numbers: the same numbers as ``apply_rope(x, positions)`` with
     ``layout="interleaved"``, in one pass over ``x``. In place
     (``out=x``) is the fastest form: chapter 10 and
     ``benchmarks/rope_speed.py`` time it against copying ``x``.
@@ -463,7 +468,7 @@ def rope_cos_error(
     if not isinstance(angle_dtype, torch.dtype) or not angle_dtype.is_floating_point:
         raise TypeError(f"angle_dtype must be a floating-point torch.dtype, got {angle_dtype!r}")
     theta = frequencies(d_model, base=base)
-    exact = torch.cos(positions[:, None].double() * theta)
+    exact = torch.cos(_rope_angles(positions, d_model, base=base, freqs=None))
     if angle_dtype == torch.float64:
         cos, _ = rope_cos_sin(positions, d_model, base=base)
     else:

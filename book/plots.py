@@ -550,7 +550,7 @@ def scaling_ratios(
     ratios = {"PI": scaling.pi_frequencies(d_model, scale=scale, base=base) / old,
               "NTK-aware": scaling.ntk_frequencies(d_model, scale=scale, base=base) / old,
               "YaRN": yarn / old}
-    kept = int((original_max_len * old / (2 * np.pi) > 32).sum())
+    kept = int((ratios["YaRN"] == 1).sum())  # YaRN leaves these pairs exactly as trained
     if kept:
         ax.axvspan(-0.5, kept - 0.5, color="0.92", lw=0)
     for (name, ratio), style in zip(ratios.items(), ["-", "--", "-."]):
@@ -584,7 +584,7 @@ def rope_angle_errors(
     styles = ["-", "--", "-."][: len(errors) - 1] + [":"]  # book's line dotted
     for (name, err), style in zip(errors.items(), styles):
         shown = err.clamp(min=1e-10).masked_fill(err.isinf(), math.nan)  # overflow: no line
-        ax.loglog(positions.numpy(), shown.numpy(), style, label=name)
+        ax.loglog(torch.as_tensor(positions).numpy(), shown.numpy(), style, label=name)
     ax.set(xlabel="position m", ylabel="largest |cos error|", ylim=(1e-10, 10),
            title=f"RoPE angles in low precision, d = {d_model}")
     return errors

@@ -472,7 +472,7 @@ FAST_BAD_INPUTS = [
     (lambda: enc.apply_rope_complex(torch.randn(4, 8), enc.rope_cis(range(5), 8)), ValueError, "cis of shape"),
     (lambda: enc.apply_rope_complex(torch.randn(4, 7), enc.rope_cis(range(4), 8)), ValueError, "must be even"),
     (lambda: enc.rope_cis(range(4), 8, dtype=torch.float32), TypeError, "dtype must be torch.complex64"),
-    (lambda: enc.rope_cis(range(4), 8, freqs=torch.ones(3)), ValueError, r"freqs must have shape \(d_model/2,\)"),
+    (lambda: enc.rope_cis(range(4), 8, freqs=torch.ones(3)), ValueError, r"freqs must have shape \(d/2,\) = \(4,\)"),
     (lambda: enc.apply_rope_cached(torch.randn(4, 8), torch.ones(4, 3), torch.ones(4, 3)), ValueError,
      "cos must be a tensor ending in d/2 = 4"),
     (lambda: enc.rope_cos_sin(range(4), 8, dtype=torch.int32), TypeError, "dtype must be a floating-point"),

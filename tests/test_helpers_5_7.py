@@ -213,7 +213,8 @@ def test_scaling_ratios_and_explorer():
     ratios = plots.scaling_ratios(ax, 128, scale=4.0, original_max_len=2048)
     assert set(ratios) == {"PI", "NTK-aware", "YaRN"}
     assert float(ratios["PI"][0]) == pytest.approx(0.25) and float(ratios["YaRN"][0]) == 1.0
-    assert "pairs kept by YaRN" in ax.get_title()
+    turns = 2048 * encodings.frequencies(128) / (2 * math.pi)   # YaRN keeps r_i > beta = 32
+    assert f"{int((turns > 32).sum())} pairs kept by YaRN" in ax.get_title()
     pytest.importorskip("ipywidgets")
     from book import widgets
 

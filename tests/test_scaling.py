@@ -119,10 +119,14 @@ def test_apply_rope_with_pi_frequencies_is_interpolated_positions():
                                encodings.apply_rope(x, pos / 4))
     torch.testing.assert_close(encodings.apply_rope(x, freqs=encodings.frequencies(16, base=500.0)),
                                encodings.apply_rope(x, base=500.0))
-    with pytest.raises(ValueError, match=r"freqs must be a floating tensor of shape \(d/2,\) = \(8,\)"):
+    with pytest.raises(ValueError, match=r"freqs must have shape \(d/2,\) = \(8,\)"):
         encodings.apply_rope(x, freqs=torch.ones(4, dtype=torch.float64))
     with pytest.raises(ValueError, match="freqs must be finite"):
         encodings.apply_rope(x, freqs=torch.full((8,), float("nan")))
+    with pytest.raises(TypeError, match="freqs must be a floating tensor"):
+        encodings.apply_rope(x, freqs=[1.0] * 8)
+    with pytest.raises(ValueError, match="freqs must be finite"):
+        encodings.rope_cis(range(4), 16, freqs=torch.full((8,), float("inf")))
 
 
 def test_model_rope_scaling_switch():
