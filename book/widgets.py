@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 
+from ._validate import check_even
 from .demos import TinySelfAttention
 from .plots import (
     rope_angle_errors,
@@ -299,6 +300,9 @@ def scaling_explorer(d_model: int = 128):
     the chapter's small multiples drawn with ``book.plots.scaling_ratios``."""
     import ipywidgets as w
 
+    d_model = check_even("d_model", d_model)
+    if d_model < 4:
+        raise ValueError(f"d_model must be at least 4 for NTK-aware scaling, got {d_model}")
     scale = w.FloatLogSlider(value=4.0, base=2, min=0, max=6, step=0.5, description="scale s")
     length = w.SelectionSlider(options=[32, 256, 2048, 8192, 32768], value=2048, description="train L")
 
@@ -319,6 +323,8 @@ def precision_explorer(d_model: int = 128):
     import ipywidgets as w
     import torch
 
+    if not 16 <= check_even("d_model", d_model) <= 256:  # the slider's range: no silent clamping
+        raise ValueError(f"d_model must be between 16 and 256, got {d_model}")
     dtype = w.ToggleButtons(options=["bfloat16", "float16", "float32"], value="bfloat16",
                             description="angles in")
     d = w.IntSlider(value=d_model, min=16, max=256, step=16, description="head width")

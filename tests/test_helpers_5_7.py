@@ -237,6 +237,12 @@ def test_added_helpers_name_the_bad_parameter():
 
     with pytest.raises(ValueError, match="q and k must have the same even number of features"):
         widgets.rope_explorer(torch.ones(7), torch.ones(7))
+    with pytest.raises(ValueError, match="d_model must be between 16 and 256"):
+        widgets.precision_explorer(d_model=8)
+    with pytest.raises(ValueError, match="d_model must be even"):
+        widgets.precision_explorer(d_model=101)
+    with pytest.raises(ValueError, match="d_model must be at least 4"):
+        widgets.scaling_explorer(d_model=2)
 
 
 def test_rope_cos_error_against_a_written_out_reference():
