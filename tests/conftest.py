@@ -22,7 +22,7 @@ def _browser_or_skip():
     return pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium driven by Playwright (no browser download), headless."""
     sync_api = _browser_or_skip()

@@ -189,7 +189,7 @@ def test_chapter_imports_come_with_the_notebooks_extra():
     assert not missing, f"imports not installed by book[notebooks]: {sorted(missing)}"
 
 
-def test_install_cell_installs_book_only_when_missing(monkeypatch):
+def test_install_cell_installs_book_only_when_missing(monkeypatch, request):
     """Run the install cell in IPython with a recording %pip: it asks for
     book[notebooks] from the repository when `book` is missing, and does
     nothing when it is installed."""
@@ -199,6 +199,9 @@ def test_install_cell_installs_book_only_when_missing(monkeypatch):
 
     cell = source(code_cells(load(NOTEBOOKS[0]))[0])
     shell = InteractiveShell.instance()
+    # An IPython instance left in this process would change how other tests'
+    # widgets behave (ipywidgets' Output then swallows exceptions): remove it.
+    request.addfinalizer(InteractiveShell.clear_instance)
     calls = []
     shell.register_magic_function(lambda line: calls.append(line), "line", "pip")
     real_find_spec = importlib.util.find_spec
