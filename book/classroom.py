@@ -9,17 +9,23 @@ exercise) is dropped; every code cell loses its outputs and execution count,
 so students run the chapter themselves. Exercise cells (tagged ``exercise``)
 and everything else are kept as they are. The chapters in ``notebooks/`` are
 not modified.
+
+``unbound_names`` checks, without running anything, that a student copy
+still runs: every name a kept cell reads must be bound by an earlier kept
+cell, an import or a builtin, never only by a removed solution.
 """
 
 from __future__ import annotations
 
 import argparse
+import builtins
+import symtable
 import sys
 from pathlib import Path
 
 import nbformat
 
-__all__ = ["student_copy", "write_student_notebooks", "main"]
+__all__ = ["student_copy", "write_student_notebooks", "unbound_names", "main"]
 
 SOLUTION_TAG = "solution"
 
@@ -34,6 +40,72 @@ def student_copy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             cell.execution_count = None
     out.metadata.pop("widgets", None)
     return out
+
+
+#: Names IPython binds in every kernel before the first cell runs.
+IPYTHON_NAMES = frozenset({"get_ipython", "display", "In", "Out", "exit", "quit", "_", "__", "___"})
+#: Scopes that run where they are written (their free names are read at once).
+_IMMEDIATE = {"listcomp", "setcomp", "dictcomp", "genexpr"}
+
+
+def _cell_names(code: str) -> tuple[set[str], set[str], set[str]]:
+    """(names bound, names read at once, names read later by functions) of one cell.
+
+    A cell's top level and its comprehensions read their names when the cell
+    runs; a function or lambda defined in it reads its global names only when
+    called. IPython magics (``%pip``) are turned into Python first.
+    """
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    table = symtable.symtable(TransformerManager().transform_cell(code), "<cell>", "exec")
+    bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    now, later = set(), set()
+
+    def visit(t: symtable.SymbolTable, deferred: bool) -> None:
+        for sym in t.get_symbols():
+            if sym.is_referenced() and (t is table or sym.is_global()):
+                (later if deferred else now).add(sym.get_name())
+        for child in t.get_children():
+            visit(child, deferred or child.get_name() not in _IMMEDIATE)
+
+    visit(table, deferred=False)
+    return bound, now - bound, later - bound
+
+
+def unbound_names(nb: nbformat.NotebookNode) -> list[str]:
+    """Problems that would stop ``nb``'s student copy from running top to bottom.
+
+    Reads the code cells in order, without executing them, and reports:
+
+    - a name that a kept cell reads but no earlier kept cell (or the cell
+      itself, an import, a builtin or IPython) binds, for example a variable
+      that only a removed solution defined;
+    - a name that a solution cell binds while a later kept cell reads it,
+      so that the later cell would see another value in the student copy.
+
+    Functions defined in a kept cell may read names bound by any kept cell,
+    since they run later. Returns one line per problem (empty if none).
+    """
+    known = set(dir(builtins)) | IPYTHON_NAMES
+    cells = [(c.source, SOLUTION_TAG in c.get("metadata", {}).get("tags", []))
+             for c in nb.cells if c.cell_type == "code"]
+    names = [_cell_names(src) for src, _ in cells]
+    kept_bound = set().union(*(b for (b, _, _), (_, sol) in zip(names, cells) if not sol))
+    problems, bound = [], set(known)
+    for i, ((src, solution), (binds, now, later)) in enumerate(zip(cells, names)):
+        first = src.strip().splitlines()[0][:50] if src.strip() else ""
+        if solution:
+            read_later = set().union(*(n | l for (_, n, l), (_, sol) in
+                                       zip(names[i + 1:], cells[i + 1:]) if not sol))
+            problems += [f"code cell {i} ({first!r}), a solution, binds {n!r}, which a later kept cell reads"
+                         for n in sorted(binds & read_later)]
+            continue
+        problems += [f"code cell {i} ({first!r}) reads {n!r}, which no earlier kept cell binds"
+                     for n in sorted(now - bound)]
+        problems += [f"code cell {i} ({first!r}) defines a function that reads {n!r}, which no kept cell binds"
+                     for n in sorted(later - bound - kept_bound)]
+        bound |= binds
+    return problems
 
 
 def write_student_notebooks(source_dir: Path, out_dir: Path) -> list[Path]:

@@ -49,14 +49,56 @@ def test_student_copy_drops_solutions_and_outputs(student_dir, path):
             assert cell.outputs == [] and cell.execution_count is None
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_student_copy_binds_every_name(path):
+    """No cell a student keeps reads a name that only a removed solution binds
+    (checked statically: nbval already runs every cell once, in order)."""
+    nb = nbformat.read(path, as_version=4)
+    assert classroom.unbound_names(nb) == []
+    assert classroom.unbound_names(classroom.student_copy(nb)) == []
+    # The check reads real names: without its setup cell, the chapter breaks.
+    setup = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "import book" in c.source)
+    del nb.cells[setup]
+    assert any("which no earlier kept cell binds" in p for p in classroom.unbound_names(nb))
+
+
+def _notebook(*cells):
+    """A notebook of code cells, given as source or (source, tags)."""
+    nb = nbformat.v4.new_notebook()
+    for cell in cells:
+        src, cell_tags = cell if isinstance(cell, tuple) else (cell, [])
+        nb.cells.append(nbformat.v4.new_code_cell(src, metadata={"tags": cell_tags}))
+    return nb
+
+
+def test_unbound_names_finds_what_would_break_a_student_copy():
+    ok = _notebook("%pip install x\nimport math\nx = [math.pi * i for i in range(3)]",
+                   "def f():\n    return later\n", "later = x\nprint(f(), display, len(x))",
+                   ("answer = x[0]", ["solution"]), "x = 2\nx = x + 1")
+    assert classroom.unbound_names(ok) == []
+    only_in_solution = _notebook("x = 1", ("y = x + 1", ["solution"]), "print(y)")
+    assert classroom.unbound_names(only_in_solution) == [
+        "code cell 1 ('y = x + 1'), a solution, binds 'y', which a later kept cell reads",
+        "code cell 2 ('print(y)') reads 'y', which no earlier kept cell binds"]
+    in_comprehension = _notebook("z = [w for _ in range(2)]")
+    assert "reads 'w'" in classroom.unbound_names(in_comprehension)[0]
+    in_function = _notebook("def f():\n    return nowhere")
+    assert "defines a function that reads 'nowhere'" in classroom.unbound_names(in_function)[0]
+    rebinds = _notebook("x = 1", ("x = 5", ["solution"]), "print(x)")
+    assert classroom.unbound_names(rebinds) == [
+        "code cell 1 ('x = 5'), a solution, binds 'x', which a later kept cell reads"]
+
+
 def _execute(nb: nbformat.NotebookNode) -> None:
     NotebookClient(nb, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_student_copy_runs_top_to_bottom(student_dir, path):
-    """No cell a student keeps depends on a removed solution."""
+    """The student copy really runs (a second execution of every chapter:
+    marked slow; `test_student_copy_binds_every_name` checks names without it)."""
     nb = nbformat.read(student_dir / path.name, as_version=4)
     try:
         _execute(copy.deepcopy(nb))
