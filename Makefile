@@ -1,12 +1,14 @@
 # Two commands do all the set-up on a fresh machine (see README.md):
 #   make book   - build the website into _build/html (opens from _build/html/index.html)
-#   make test   - run every test: library, notebooks (nbval), hygiene, strict book build
+#   make test   - run every test: library, notebooks (nbval, also under other CPU kernels),
+#                 student copies, strict book build, browser and JupyterLab tests
+#   make test-fast - the same without the slow second executions and the browser tests
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab notebooks clean
+.PHONY: book test test-fast lab notebooks clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +22,9 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" --ignore=tests/test_browser.py --ignore=tests/test_jupyterlab.py
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks
