@@ -11,8 +11,10 @@ the same data, at one length, then tested on longer inputs::
 
 Tasks (``book.tasks``): ``fibonacci`` (each token the sum of the two before it
 mod 10; trained at ``--train-len`` tokens, scored at every position of
-``--test-len`` tokens) and ``copy`` (``BOS x_1..x_n SEP x_1..x_n``; trained
-with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
+``--test-len`` tokens), ``local_sum`` (i.i.d. tokens, each target the sum mod
+10 of the tokens at ``--offsets`` back; scored like ``fibonacci``, on
+sequences the training never saw) and ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
+trained with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
 
 Jobs (one scheme and seed each) run in ``--workers`` processes with one CPU
 thread each, so a result depends only on its scheme, seed and settings, not
@@ -38,7 +40,7 @@ import torch
 
 from . import __version__
 from .models import SCHEMES, TinyTransformer, accuracy_by_position, train
-from .tasks import Batch, copy_task, fibonacci_mod
+from .tasks import Batch, copy_task, fibonacci_mod, local_sum
 
 __all__ = [
     "TASKS",
@@ -49,11 +51,15 @@ __all__ = [
     "run",
     "summary_table",
     "conclusions",
+    "within_and_past",
     "benchmark_report",
     "main",
 ]
 
-TASKS = ("fibonacci", "copy")
+TASKS = ("fibonacci", "local_sum", "copy")
+#: The schemes of the committed results (``notebooks/results``); ``"t5"`` is
+#: trained when asked for with ``schemes``.
+DEFAULT_SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi")
 EVAL_SEED = 10_000  # test data come from seeds the training never uses
 
 
@@ -61,12 +67,13 @@ EVAL_SEED = 10_000  # test data come from seeds the training never uses
 class Config:
     """Settings of one experiment; the defaults are chapter 8's.
 
-    ``train_len`` / ``test_len`` are tokens for ``fibonacci`` and the number
-    ``n`` of copied symbols for ``copy``.
+    ``train_len`` / ``test_len`` are tokens for ``fibonacci`` and
+    ``local_sum``, and the number ``n`` of copied symbols for ``copy``.
+    ``offsets`` are ``local_sum``'s (ignored by the other tasks).
     """
 
     task: str = "fibonacci"
-    schemes: tuple[str, ...] = SCHEMES
+    schemes: tuple[str, ...] = DEFAULT_SCHEMES
     seeds: tuple[int, ...] = (0, 1, 2)
     steps: int = 300
     train_len: int = 32
@@ -77,6 +84,7 @@ class Config:
     n_layers: int = 2
     lr: float = 5e-3
     eval_seqs: int = 256
+    offsets: tuple[int, ...] = (0, 1)
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -98,21 +106,25 @@ class Config:
             raise ValueError("train_len must be at least 2 for the fibonacci task")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise ValueError(f"lr must be a positive finite number, got {self.lr!r}")
+        if self.task == "local_sum":  # the task checks its offsets; fail here, not in a worker
+            local_sum(1, self.train_len, offsets=self.offsets)
 
     @property
     def vocab_size(self) -> int:
-        return 10 if self.task == "fibonacci" else 12
+        return 12 if self.task == "copy" else 10
 
     @property
     def max_len(self) -> int:
         """Positions the model must cover at test time (the learned table's
         size: rows past the training length keep their initial values)."""
-        return self.test_len if self.task == "fibonacci" else 2 * self.test_len + 1
+        return 2 * self.test_len + 1 if self.task == "copy" else self.test_len
 
 
 def _batch(config: Config, n_seqs: int, length: int, generator: torch.Generator) -> Batch:
     if config.task == "fibonacci":
         return fibonacci_mod(n_seqs, length, generator=generator)
+    if config.task == "local_sum":
+        return local_sum(n_seqs, length, offsets=config.offsets, generator=generator)
     return copy_task(n_seqs, length, generator=generator)
 
 
@@ -133,9 +145,10 @@ def train_model(config: Config, scheme: str, seed: int) -> tuple[TinyTransformer
 
 
 def _training_batch(config: Config, generator: torch.Generator) -> Batch:
-    """fibonacci: ``train_len`` tokens; copy: ``n`` drawn from ``1 .. train_len``
-    for each batch, so the model sees every length it will be credited for."""
-    if config.task == "fibonacci":
+    """fibonacci, local_sum: ``train_len`` tokens; copy: ``n`` drawn from
+    ``1 .. train_len`` for each batch, so the model sees every length it will
+    be credited for."""
+    if config.task != "copy":
         return _batch(config, config.batch, config.train_len, generator)
     n = int(torch.randint(1, config.train_len + 1, (1,), generator=generator))
     return _batch(config, config.batch, n, generator)
@@ -151,9 +164,10 @@ def held_out_batch(config: Config, seed: int, length: int | None = None) -> Batc
 
 def evaluate(model: TinyTransformer, config: Config, seed: int) -> list[float | None]:
     """The result curve of one model: accuracy at each position of the test
-    inputs (``fibonacci``; ``None`` where nothing is scored), or the fraction
-    of whole copies right for each ``n = 1 .. test_len`` (``copy``)."""
-    if config.task == "fibonacci":
+    inputs (``fibonacci``, ``local_sum``; ``None`` where nothing is scored),
+    or the fraction of whole copies right for each ``n = 1 .. test_len``
+    (``copy``)."""
+    if config.task != "copy":
         acc = accuracy_by_position(model, held_out_batch(config, seed))
         return [None if math.isnan(a) else round(float(a), 4) for a in acc]
     curve = []
@@ -263,7 +277,7 @@ def summary_table(results: dict[str, Any]) -> str:
     """A plain-text table: per scheme, accuracy up to and past the training
     length (mean and range over seeds) and the training time."""
     config = results["config"]
-    unit = "positions" if config["task"] == "fibonacci" else "copy lengths n"
+    unit = "copy lengths n" if config["task"] == "copy" else "positions"
     lines = [
         f"{config['task']}: trained at {config['train_len']}, tested up to {config['test_len']} ({unit})",
         f"{'scheme':<11} {'up to train length':>20} {'past train length':>20} {'train s':>8}",
@@ -299,13 +313,19 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m book.experiments",
         description="Train a tiny Transformer once per position scheme and seed at one length, "
                     "then test it on longer inputs (chapter 8 of Positional Encoding, Interactively). "
-                    "With no options: the fibonacci task, all five schemes, seeds 0 1 2.",
+                    "With no options: the fibonacci task, the five schemes of the committed results "
+                    "(none sinusoidal learned rope alibi), seeds 0 1 2.",
     )
     p.add_argument("--task", choices=TASKS, default=d.task,
                    help="fibonacci: each token is the sum of the two before it mod 10, scored by position; "
-                        "copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)")
+                        "local_sum: i.i.d. tokens, each target the sum mod 10 of the tokens --offsets back, "
+                        "scored by position; copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)")
+    p.add_argument("--offsets", nargs="+", type=int, default=list(d.offsets),
+                   help="local_sum: how far back the summed tokens lie (default: 0 1, the token and the "
+                        "one before it)")
     p.add_argument("--schemes", nargs="+", choices=SCHEMES, default=list(d.schemes), metavar="SCHEME",
-                   help=f"position schemes to train, from {' '.join(SCHEMES)} (default: all)")
+                   help=f"position schemes to train, from {' '.join(SCHEMES)} "
+                        f"(default: {' '.join(d.schemes)})")
     p.add_argument("--seeds", nargs="+", type=int, default=list(d.seeds), help="seeds (default: 0 1 2)")
     p.add_argument("--steps", type=int, default=d.steps, help="training steps per model (default: %(default)s)")
     p.add_argument("--train-len", type=int, default=d.train_len,
@@ -328,8 +348,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         config = Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds), steps=args.steps,
-                        train_len=args.train_len, test_len=args.test_len, batch=args.batch, lr=args.lr)
-    except ValueError as err:
+                        train_len=args.train_len, test_len=args.test_len, batch=args.batch, lr=args.lr,
+                        offsets=tuple(args.offsets))
+    except (TypeError, ValueError) as err:
         _parser().error(str(err))
     start_method = "fork" if sys.platform == "linux" else "spawn"
     results = run(config, workers=args.workers, progress=not args.quiet, start_method=start_method)

@@ -13,12 +13,15 @@ Where each scheme enters:
 * ``"learned"``: a ``LearnedPositionalEmbedding(max_len, d)`` added to the input.
 * ``"rope"``: ``apply_rope`` on each head's queries and keys, in every layer.
 * ``"alibi"``: ``-m_h (i - j)`` added to each head's scores, in every layer.
+* ``"t5"``: a learned bias ``b[h, bucket(j - i)]`` added to each head's scores,
+  one table shared by every layer, as in T5 (buckets from
+  ``t5_relative_bucket``, unidirectional in a decoder).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Callable, Literal, Sequence
+from typing import Callable, Literal, Sequence, get_args
 
 import torch
 from torch import nn
@@ -26,13 +29,16 @@ from torch.nn import functional as F
 
 from ._validate import check_choice, check_positive_int
 from .attention import attention, causal_mask
-from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at
+from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at, t5_relative_bucket
 from .tasks import Batch
 
 __all__ = ["SCHEMES", "TinyTransformer", "train", "accuracy_by_position"]
 
-Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi"]
-SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "rope", "alibi")
+Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
+#: Every position scheme the model accepts (the values of ``Scheme``).
+SCHEMES: tuple[str, ...] = get_args(Scheme)
+#: T5's bucketing (Raffel et al., 2020; transformers' T5Config defaults).
+T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 
 
 class _Block(nn.Module):
@@ -72,8 +78,9 @@ class TinyTransformer(nn.Module):
 
     Args:
         vocab_size: number of token ids (>= 1).
-        position: ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"`` or
-            ``"alibi"`` (where each enters: see the module docstring).
+        position: ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``,
+            ``"alibi"`` or ``"t5"`` (where each enters: see the module
+            docstring).
         d_model: width ``d`` (divisible by ``n_heads``; RoPE also needs an even
             head width ``d / n_heads``).
         n_heads: attention heads per layer.
@@ -120,6 +127,9 @@ class TinyTransformer(nn.Module):
             torch.manual_seed(seed)
             self.embed = nn.Embedding(vocab_size, d_model)
             self.pos = LearnedPositionalEmbedding(max_len, d_model) if position == "learned" else None
+            # T5 draws this table from N(0, 1/d) (transformers' T5PreTrainedModel._init_weights).
+            self.rel_bias = (nn.Parameter(torch.randn(n_heads, T5_BUCKETS) * d_model ** -0.5)
+                             if position == "t5" else None)
             self.blocks = nn.ModuleList(_Block(d_model, n_heads) for _ in range(n_layers))
             self.ln_f = nn.LayerNorm(d_model)
             self.head = nn.Linear(d_model, vocab_size)
@@ -147,11 +157,22 @@ class TinyTransformer(nn.Module):
         self.rope_factor = float(attention_factor)
 
     def position_bias(self, seq_len: int) -> torch.Tensor | None:
-        """The ALiBi bias ``(n_heads, n, n)``: ``-m_h (i - j)``, or ``-m_h |i - j|``
-        for an encoder; ``None`` for the other schemes."""
-        if self.position != "alibi":
-            return None
-        return alibi_bias(self.n_heads, seq_len).to(self.head.weight.device)
+        """The bias ``(n_heads, n, n)`` added to the scores of query ``i`` and key ``j``.
+
+        ALiBi: ``-m_h (i - j)``, or ``-m_h |i - j|`` for an encoder. T5: the
+        learned ``rel_bias[h, bucket(j - i)]`` (key minus query, as in T5's
+        ``compute_bias``; unidirectional buckets for a decoder, so keys after
+        the query would share bucket 0, where the causal mask hides them).
+        ``None`` for the other schemes.
+        """
+        if self.position == "alibi":
+            return alibi_bias(self.n_heads, seq_len).to(self.head.weight.device)
+        if self.position == "t5":
+            pos = torch.arange(seq_len, device=self.rel_bias.device)
+            buckets = t5_relative_bucket(pos[None, :] - pos[:, None], bidirectional=not self.causal,
+                                         num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
+            return self.rel_bias[:, buckets]
+        return None
 
     def forward(
         self, tokens: torch.Tensor, *, return_attention: bool = False

@@ -9,13 +9,14 @@ the targets that the task's rule determines. Tokens are drawn from a
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import numbers
+from typing import NamedTuple, Sequence
 
 import torch
 
 from ._validate import check_positive_int
 
-__all__ = ["Batch", "fibonacci_mod", "copy_task"]
+__all__ = ["Batch", "local_sum", "fibonacci_mod", "copy_task"]
 
 
 class Batch(NamedTuple):
@@ -30,6 +31,69 @@ def _check_generator(generator: torch.Generator | None) -> torch.Generator | Non
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     return generator
+
+
+def local_sum(
+    n_seqs: int,
+    length: int,
+    *,
+    offsets: Sequence[int] = (0, 1),
+    modulus: int = 10,
+    generator: torch.Generator | None = None,
+) -> Batch:
+    """A local rule on i.i.d. tokens: the sum of the tokens at fixed offsets back.
+
+    ``inputs`` are i.i.d. uniform in ``0 .. modulus-1`` and::
+
+        targets[:, t] = sum(inputs[:, t - o] for o in offsets) % modulus
+
+    With the default ``offsets=(0, 1)`` the target after token ``t`` is the sum
+    of that token and the one before it. Unlike ``fibonacci_mod``, whose
+    sequences are fixed by their first two tokens (only ``modulus ** 2`` of
+    them exist, so a test set cannot be held out), every sequence here is new:
+    the test data of another seed were never seen in training, and a model can
+    only score by applying the rule, at offsets it must find by position.
+
+    Args:
+        n_seqs: number of sequences (>= 1).
+        length: tokens per sequence (> ``max(offsets)``).
+        offsets: how far back each summed token lies (distinct integers >= 0,
+            at least one).
+        modulus: vocabulary size (>= 2).
+        generator: source of randomness (seed it for reproducible data).
+
+    Returns:
+        ``Batch`` whose ``loss_mask`` is False before index ``max(offsets)``
+        (where some summed token would lie before the sequence) and True from
+        there on.
+
+    Raises:
+        TypeError: for a non-integer size or offset, or a bad ``generator``.
+        ValueError: for sizes or offsets that break the rules above.
+    """
+    n_seqs = check_positive_int("n_seqs", n_seqs)
+    length = check_positive_int("length", length)
+    modulus = check_positive_int("modulus", modulus)
+    if modulus < 2:
+        raise ValueError(f"modulus must be at least 2, got {modulus}")
+    if isinstance(offsets, (str, bytes)) or not isinstance(offsets, Sequence) or not offsets:
+        raise ValueError(f"offsets must be a non-empty sequence of integers >= 0, got {offsets!r}")
+    for o in offsets:
+        if isinstance(o, bool) or not isinstance(o, numbers.Integral):
+            raise TypeError(f"offsets must hold integers, got {o!r}")
+    offsets = tuple(int(o) for o in offsets)
+    if min(offsets) < 0 or len(set(offsets)) != len(offsets):
+        raise ValueError(f"offsets must be distinct integers >= 0, got {list(offsets)}")
+    if length <= max(offsets):
+        raise ValueError(f"length must exceed the largest offset ({max(offsets)}), got {length}")
+    generator = _check_generator(generator)
+    inputs = torch.randint(modulus, (n_seqs, length), generator=generator)
+    targets = torch.zeros_like(inputs)
+    for o in offsets:  # shift right by o; the first o targets are masked anyway
+        targets[:, o:] += inputs[:, : length - o]
+    mask = torch.zeros(n_seqs, length, dtype=torch.bool)
+    mask[:, max(offsets):] = True
+    return Batch(inputs, targets % modulus, mask)
 
 
 def fibonacci_mod(

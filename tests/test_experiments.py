@@ -45,6 +45,32 @@ def test_copy_task_curve_is_by_length():
     assert cfg.max_len == 13 and cfg.vocab_size == 12
 
 
+def test_local_sum_test_data_are_held_out_and_fibonacci_data_are_not():
+    """local_sum: no test sequence of any seed appears in that seed's training
+    batches. fibonacci_mod, by contrast, has only 100 sequences, and training
+    sees every one: its "test" inputs are training data."""
+    def seen(cfg, seed):
+        g = torch.Generator().manual_seed(seed)  # the generator train_model's batches come from
+        return {tuple(row) for _ in range(cfg.steps)
+                for row in ex._training_batch(cfg, g).inputs.tolist()}
+
+    local = ex.Config(task="local_sum", seeds=(0, 1))
+    for seed in local.seeds:
+        test = ex.held_out_batch(local, seed).inputs[:, :local.train_len].tolist()
+        assert not seen(local, seed) & {tuple(row) for row in test}
+    fib = ex.Config(seeds=(0,))
+    test = {tuple(row) for row in ex.held_out_batch(fib, 0).inputs[:, :fib.train_len].tolist()}
+    assert test <= seen(fib, 0)
+
+
+def test_local_sum_and_t5_run_end_to_end():
+    cfg = ex.Config(task="local_sum", offsets=(0, 2), schemes=("t5",), seeds=(0,), steps=10,
+                    train_len=8, test_len=12, eval_seqs=16)
+    curve = ex.run(cfg, workers=1, progress=False)["runs"]["t5"]["0"]["curve"]
+    assert len(curve) == 12 and curve[:2] == [None, None] and all(0 <= c <= 1 for c in curve[2:])
+    assert cfg.vocab_size == 10 and cfg.max_len == 12
+
+
 def test_learned_model_covers_the_test_length():
     model, _ = ex.train_model(TINY, "learned", 0)
     assert model.max_len == TINY.test_len
@@ -66,8 +92,11 @@ def test_summary_conclusions_and_benchmark_report():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"task": "sort"}, "task must be one of fibonacci, copy"),
-        ({"schemes": ("rope", "t5")}, "schemes must be a non-empty subset"),
+        ({"task": "sort"}, "task must be one of fibonacci, local_sum, copy"),
+        ({"schemes": ("rope", "t6")}, "schemes must be a non-empty subset"),
+        ({"task": "local_sum", "offsets": (0, 0)}, "offsets must be distinct"),
+        ({"task": "local_sum", "offsets": (0, 8), "train_len": 8, "test_len": 9},
+         "length must exceed the largest offset"),
         ({"seeds": ()}, "seeds must hold at least one seed"),
         ({"steps": 0}, "steps must be a positive integer"),
         ({"train_len": 16, "test_len": 8}, "test_len must be at least train_len"),
@@ -91,8 +120,11 @@ def test_run_and_train_model_reject_bad_arguments():
 def test_cli_help_and_output(tmp_path):
     run = [sys.executable, "-m", "book.experiments"]
     helped = subprocess.run(run + ["--help"], capture_output=True, text=True, check=True)
-    for option in ("--task", "--schemes", "--seeds", "--steps", "--train-len", "--test-len", "--output", "--benchmark"):
+    for option in ("--task", "--offsets", "--schemes", "--seeds", "--steps", "--train-len", "--test-len",
+                   "--output", "--benchmark"):
         assert option in helped.stdout
+    text = " ".join(helped.stdout.split())
+    assert "none sinusoidal learned rope alibi t5" in text and "local_sum" in text
     out = tmp_path / "r" / "results.json"
     done = subprocess.run(
         run + ["--schemes", "alibi", "--seeds", "3", "--steps", "5", "--train-len", "6", "--test-len", "8",

@@ -36,9 +36,33 @@ def test_copy_task_layout_and_mask():
     assert torch.equal(b.targets[b.loss_mask].view(4, 5), seq[:, 1:6])
 
 
+def test_local_sum_follows_its_rule():
+    b = tasks.local_sum(50, 20, offsets=(0, 2, 5), modulus=7, generator=gen(3))
+    x = b.inputs
+    assert x.shape == b.targets.shape == b.loss_mask.shape == (50, 20)
+    for t in range(5, 20):  # written out, target by target
+        assert torch.equal(b.targets[:, t], (x[:, t] + x[:, t - 2] + x[:, t - 5]) % 7)
+    assert not b.loss_mask[:, :5].any() and b.loss_mask[:, 5:].all()
+    assert int(x.min()) == 0 and int(x.max()) == 6          # i.i.d. over the whole alphabet
+    counts = torch.bincount(x.flatten(), minlength=7).double() / x.numel()
+    assert float((counts - 1 / 7).abs().max()) < 0.03
+    default = tasks.local_sum(4, 6, generator=gen())
+    assert torch.equal(default.targets[:, 1:], (default.inputs[:, 1:] + default.inputs[:, :-1]) % 10)
+    assert torch.equal(tasks.local_sum(4, 6, generator=gen()).inputs, default.inputs)
+
+
 @pytest.mark.parametrize(
     "call,exc,message",
     [
+        (lambda: tasks.local_sum(2, 3, offsets=(0, 3)), ValueError, "length must exceed the largest offset"),
+        (lambda: tasks.local_sum(2, 5, offsets=()), ValueError, "offsets must be a non-empty sequence"),
+        (lambda: tasks.local_sum(2, 5, offsets=3), ValueError, "offsets must be a non-empty sequence"),
+        (lambda: tasks.local_sum(2, 5, offsets=(1, 1)), ValueError, "offsets must be distinct integers >= 0"),
+        (lambda: tasks.local_sum(2, 5, offsets=(-1, 0)), ValueError, "offsets must be distinct integers >= 0"),
+        (lambda: tasks.local_sum(2, 5, offsets=(0, 1.5)), TypeError, "offsets must hold integers"),
+        (lambda: tasks.local_sum(2, 5, modulus=1), ValueError, "modulus must be at least 2"),
+        (lambda: tasks.local_sum(0, 5), ValueError, "n_seqs must be a positive integer"),
+        (lambda: tasks.local_sum(2, 5, generator=1), TypeError, "generator must be a torch.Generator"),
         (lambda: tasks.fibonacci_mod(2, 1), ValueError, "length must be at least 2"),
         (lambda: tasks.fibonacci_mod(0, 5), ValueError, "n_seqs must be a positive integer"),
         (lambda: tasks.fibonacci_mod(2, 5, modulus=1), ValueError, "modulus must be at least 2"),
@@ -68,7 +92,7 @@ def test_fast_path_equals_written_out_attention(scheme, causal):
         assert float(maps[0].triu(1).abs().max()) == 0.0
 
 
-@pytest.mark.parametrize("scheme", ["none", "sinusoidal", "rope", "alibi"])
+@pytest.mark.parametrize("scheme", ["none", "sinusoidal", "rope", "alibi", "t5"])
 def test_schemes_run_past_the_training_length(scheme):
     m = models.TinyTransformer(10, position=scheme, d_model=16, n_heads=2, max_len=8)
     out = m(torch.randint(10, (2, 50), generator=gen()))
@@ -108,6 +132,24 @@ def test_model_uses_the_library_encodings():
     torch.testing.assert_close(causal.position_bias(6).tril(), enc.alibi_bias(4, 6).tril())
 
 
+def test_t5_bias_is_one_learned_table_of_buckets_shared_by_layers():
+    """T5 (transformers' T5Attention.compute_bias): bias[h, i, j] = table[bucket(j - i), h],
+    unidirectional in a decoder, bidirectional in an encoder; one table for all layers."""
+    for causal in (True, False):
+        m = models.TinyTransformer(10, position="t5", d_model=16, n_heads=2, causal=causal, seed=1)
+        assert m.rel_bias.shape == (2, models.T5_BUCKETS)
+        torch.testing.assert_close(m.rel_bias.std(), torch.tensor(16 ** -0.5), atol=0.1, rtol=0)
+        pos = torch.arange(40)
+        buckets = enc.t5_relative_bucket(pos[None, :] - pos[:, None], bidirectional=not causal)
+        bias = m.position_bias(40)
+        for i, j in [(0, 0), (5, 4), (39, 0), (3, 20), (20, 3)]:
+            assert torch.equal(bias[:, i, j], m.rel_bias[:, buckets[i, j]])
+    assert sum(p is m.rel_bias for p in m.parameters()) == 1  # one table, not one per layer
+    x = torch.randint(10, (2, 9), generator=gen())
+    torch.nn.functional.cross_entropy(m(x).flatten(0, 1), x.flatten()).backward()
+    assert m.rel_bias.grad is not None and m.rel_bias.grad[:, :9].abs().sum() > 0  # it learns
+
+
 def test_weights_depend_only_on_seed_and_leave_global_rng_alone():
     torch.manual_seed(123)
     before = torch.random.get_rng_state()
@@ -138,7 +180,7 @@ def test_training_learns_the_local_rule_and_is_deterministic():
 @pytest.mark.parametrize(
     "call,exc,message",
     [
-        (lambda: models.TinyTransformer(10, position="t5"), ValueError, "position must be one of"),
+        (lambda: models.TinyTransformer(10, position="t6"), ValueError, "position must be one of"),
         (lambda: models.TinyTransformer(10, d_model=30, n_heads=4), ValueError, "divisible by n_heads"),
         (lambda: models.TinyTransformer(10, d_model=12, n_heads=4), ValueError, "head width d_model / n_heads must be even"),
         (lambda: models.TinyTransformer(0), ValueError, "vocab_size must be a positive integer"),
