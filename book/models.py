@@ -32,7 +32,7 @@ from .attention import attention, causal_mask
 from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at, t5_relative_bucket
 from .tasks import Batch
 
-__all__ = ["SCHEMES", "TinyTransformer", "train", "accuracy_by_position"]
+__all__ = ["SCHEMES", "TinyTransformer", "train", "lr_schedule", "accuracy_by_position"]
 
 Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
 #: Every position scheme the model accepts (the values of ``Scheme``).
@@ -168,11 +168,15 @@ class TinyTransformer(nn.Module):
         if self.position == "alibi":
             return alibi_bias(self.n_heads, seq_len).to(self.head.weight.device)
         if self.position == "t5":
-            pos = torch.arange(seq_len, device=self.rel_bias.device)
-            buckets = t5_relative_bucket(pos[None, :] - pos[:, None], bidirectional=not self.causal,
-                                         num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
-            return self.rel_bias[:, buckets]
+            return self.rel_bias[:, self.position_bias_buckets(seq_len)]
         return None
+
+    def position_bias_buckets(self, seq_len: int) -> torch.Tensor:
+        """T5's bucket of each (query ``i``, key ``j``) pair, ``(n, n)``:
+        ``t5_relative_bucket(j - i)``, unidirectional in a decoder."""
+        pos = torch.arange(seq_len)
+        return t5_relative_bucket(pos[None, :] - pos[:, None], bidirectional=not self.causal,
+                                  num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
 
     def forward(
         self, tokens: torch.Tensor, *, return_attention: bool = False
@@ -233,14 +237,10 @@ def train(
     (e.g. to keep snapshots of a position table).
     """
     steps = check_positive_int("steps", steps)
-    if not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
-        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
+    factor = lr_schedule(steps, lr)
     generator = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, fused=True)
-    warm = max(1, steps // 10)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps)))
-    )
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     loop: Sequence[int] = range(steps)
     if progress:
         from tqdm.auto import tqdm
@@ -263,6 +263,21 @@ def train(
             callback(step + 1, model)
     model.eval()
     return losses
+
+
+def lr_schedule(steps: int, lr: float) -> Callable[[int], float]:
+    """The learning-rate factor of step ``s`` (for ``LambdaLR``): a linear
+    warm-up over the first 10% of ``steps``, then a cosine decay to 0.
+
+    Raises:
+        ValueError: if ``steps`` is not a positive integer or ``lr`` is not a
+            positive finite number (checked here, once, for every trainer).
+    """
+    steps = check_positive_int("steps", steps)
+    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
+        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
+    warm = max(1, steps // 10)
+    return lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps)))
 
 
 @torch.no_grad()

@@ -1,0 +1,215 @@
+"""Train several seeds of one ``TinyTransformer`` at once, as one batched ensemble.
+
+A model as small as chapter 8's spends most of a training step on the fixed
+cost of each tensor operation, not on arithmetic. Training the seeds of one
+scheme together removes most of that cost: the weights of ``E`` models are
+stacked along a new first axis, every linear layer becomes one batched matrix
+product over the ``E`` members (``torch.baddbmm``), attention runs over the
+``E * batch`` sequences in one call, and one backward pass and one AdamW step
+update all members. This is the usual way to train many small models at once
+(the "model ensembling" pattern of ``torch.func.stack_module_state``; here the
+batched products are written out, because ``vmap`` over this model was no
+faster on a CPU).
+
+The members share nothing. The loss is the sum of the members' own losses, so
+each member receives exactly the gradient it would receive alone, and AdamW
+updates every weight element by element. Training the stack is therefore the
+same computation as training each model with ``book.models.train`` on its own
+data stream; only the order of float additions inside the batched products
+can differ, so results agree to rounding (``tests/test_ensemble.py`` checks
+it). ``TinyTransformer`` stays the readable reference: ``Ensemble.forward``
+mirrors its ``forward`` line for line.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ._validate import check_positive_int
+from .attention import causal_mask
+from .encodings import apply_rope, sinusoidal_at
+from .models import TinyTransformer, lr_schedule
+from .tasks import Batch
+
+__all__ = ["Ensemble", "train_together"]
+
+
+class Ensemble(nn.Module):
+    """The weights of ``E`` same-shaped ``TinyTransformer`` models, stacked.
+
+    Each parameter of the members becomes one parameter with a leading axis of
+    size ``E`` (member ``e`` at index ``e``), under the same name with dots
+    replaced by ``__``. ``forward`` runs all members at once; ``write_back``
+    copies the (trained) weights into the member models.
+
+    Args:
+        members: at least one ``TinyTransformer``, all built with the same
+            ``vocab_size``, ``position``, sizes and ``causal`` (only their
+            seeds may differ), and without RoPE scaling.
+
+    Raises:
+        TypeError: if a member is not a ``TinyTransformer``.
+        ValueError: if there are no members, or they differ in shape or scheme.
+    """
+
+    def __init__(self, members: Sequence[TinyTransformer]) -> None:
+        super().__init__()
+        members = list(members)
+        if not members:
+            raise ValueError("members must hold at least one TinyTransformer")
+        for m in members:
+            if not isinstance(m, TinyTransformer):
+                raise TypeError(f"members must be TinyTransformer models, got {type(m).__name__}")
+        first = members[0]
+        shape = lambda m: (m.vocab_size, m.position, m.d_model, m.n_heads, m.n_layers, m.max_len, m.causal)  # noqa: E731
+        if any(shape(m) != shape(first) for m in members):
+            raise ValueError("members must share vocab_size, position, d_model, n_heads, n_layers, max_len "
+                             "and causal (only their seeds may differ)")
+        if any(m.rope_freqs is not None or m.rope_factor != 1.0 for m in members):
+            raise ValueError("members must not have RoPE scaling set (it is for testing, not training)")
+        self.members = members
+        self.template = first
+        self.names = [name for name, _ in first.named_parameters()]
+        for name in self.names:
+            stacked = torch.stack([dict(m.named_parameters())[name].detach() for m in members])
+            self.register_parameter(name.replace(".", "__"), nn.Parameter(stacked.clone()))
+
+    def w(self, name: str) -> torch.Tensor:
+        """The stacked parameter of the members' ``name`` (shape ``(E, ...)``)."""
+        return getattr(self, name.replace(".", "__"))
+
+    def _linear(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        """``x @ W_e^T + b_e`` for every member ``e``; ``x`` is ``(E, ..., in)``."""
+        weight, bias = self.w(f"{name}.weight"), self.w(f"{name}.bias")
+        flat = x.reshape(x.shape[0], -1, x.shape[-1])
+        return torch.baddbmm(bias[:, None, :], flat, weight.transpose(1, 2)).view(*x.shape[:-1], -1)
+
+    def _norm(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        """LayerNorm with each member's own scale and shift."""
+        scale, shift = self.w(f"{name}.weight"), self.w(f"{name}.bias")
+        extra = (1,) * (x.dim() - 2)
+        y = F.layer_norm(x, x.shape[-1:])
+        return y * scale.view(-1, *extra, x.shape[-1]) + shift.view(-1, *extra, x.shape[-1])
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits ``(E, batch, n, vocab_size)`` for tokens ``(E, batch, n)``
+        (member ``e`` reads ``tokens[e]``), as each member's own ``forward``.
+
+        Raises:
+            TypeError / ValueError: as ``TinyTransformer.forward``, for each
+                member's tokens, or if the first axis is not ``E``.
+        """
+        if not isinstance(tokens, torch.Tensor) or tokens.dim() != 3 or tokens.shape[0] != len(self.members):
+            raise ValueError(f"tokens must have shape (E, batch, seq_len) with E = {len(self.members)}, "
+                             f"got {tuple(getattr(tokens, 'shape', ()))}")
+        m = self.template
+        for t in tokens:
+            m._check_tokens(t)
+        n_members, b, n = tokens.shape
+        positions = torch.arange(n)
+        x = self.w("embed.weight")[torch.arange(n_members)[:, None, None], tokens]
+        if m.position == "sinusoidal":
+            x = x + sinusoidal_at(positions, m.d_model, dtype=x.dtype)
+        elif m.position == "learned":
+            x = x + self.w("pos.weight")[:, None, :n]
+        bias = self._position_bias(n)
+        for i in range(m.n_layers):
+            x = self._block(x, f"blocks.{i}", positions, bias)
+        return self._linear(self._norm(x, "ln_f"), "head")
+
+    def _position_bias(self, n: int) -> torch.Tensor | None:
+        """``(H, n, n)`` for ALiBi (the same for every member), ``(E, 1, H, n, n)``
+        for T5 (each member's own table), ``None`` otherwise; causal mask included."""
+        m = self.template
+        if m.position == "alibi":
+            bias = m.position_bias(n)
+        elif m.position == "t5":
+            buckets = m.position_bias_buckets(n)
+            bias = self.w("rel_bias")[:, :, buckets][:, None]
+        else:
+            return None
+        return bias + causal_mask(n).to(bias.dtype) if m.causal else bias
+
+    def _block(self, x: torch.Tensor, name: str, positions: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+        """One pre-LN block for every member (``TinyTransformer``'s ``_Block.forward``)."""
+        m = self.template
+        e, b, n, d = x.shape
+        h = m.n_heads
+        q, k, v = (self._linear(self._norm(x, f"{name}.ln1"), f"{name}.qkv")
+                   .view(e, b, n, 3, h, d // h).permute(3, 0, 1, 4, 2, 5))
+        if m.position == "rope":
+            q, k = apply_rope(torch.stack((q, k)), positions)
+        q, k, v = (t.reshape(e * b, h, n, d // h) for t in (q, k, v))
+        if bias is None:
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=m.causal)
+        else:
+            mask = bias.expand(e, b, h, n, n).reshape(e * b, h, n, n) if bias.dim() == 5 else bias
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        x = x + self._linear(out.view(e, b, h, n, d // h).transpose(2, 3).reshape(e, b, n, d), f"{name}.proj")
+        mlp = F.gelu(self._linear(self._norm(x, f"{name}.ln2"), f"{name}.mlp.0"))
+        return x + self._linear(mlp, f"{name}.mlp.2")
+
+    @torch.no_grad()
+    def write_back(self) -> list[TinyTransformer]:
+        """Copy each member's stacked weights into its model; return the models."""
+        for e, member in enumerate(self.members):
+            for name, p in member.named_parameters():
+                p.copy_(self.w(name)[e])
+        return self.members
+
+
+def train_together(
+    members: Sequence[TinyTransformer],
+    make_batch: Callable[[torch.Generator], Batch],
+    *,
+    steps: int,
+    lr: float = 3e-3,
+    seeds: Sequence[int],
+) -> list[list[float]]:
+    """Train ``members`` as one ensemble; the same as ``book.models.train`` on each.
+
+    Member ``e`` draws its batches from a generator seeded with ``seeds[e]``,
+    as ``models.train(members[e], make_batch, seed=seeds[e])`` would, with the
+    same AdamW settings and learning-rate schedule. Every batch of one step
+    must have the same shape (true of ``local_sum`` and ``fibonacci_mod`` at a
+    fixed length; not of the copy task, whose length is drawn per batch).
+    The trained weights are written back into ``members``.
+
+    Returns:
+        One list of per-step losses per member, as ``models.train`` returns.
+
+    Raises:
+        ValueError: for ``steps`` or ``lr`` as ``models.train``, a ``seeds``
+            list whose length is not the number of members, or batches whose
+            shapes differ between members.
+    """
+    steps = check_positive_int("steps", steps)
+    ensemble = Ensemble(members)
+    if len(seeds) != len(ensemble.members):
+        raise ValueError(f"seeds must give one seed per member ({len(ensemble.members)}), got {len(seeds)}")
+    generators = [torch.Generator().manual_seed(int(s)) for s in seeds]
+    opt = torch.optim.AdamW(ensemble.parameters(), lr=lr, weight_decay=0.01, fused=True)
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lr_schedule(steps, lr))
+    losses: list[list[float]] = [[] for _ in members]
+    for _ in range(steps):
+        batches = [make_batch(g) for g in generators]
+        if len({bt.inputs.shape for bt in batches}) != 1:
+            raise ValueError("every member's batch must have the same shape (train the copy task separately)")
+        inputs, targets, mask = (torch.stack(t) for t in zip(*batches))
+        logits = ensemble(inputs)
+        ce = F.cross_entropy(logits.flatten(0, -2), targets.flatten(), reduction="none").view(targets.shape)
+        per_member = (ce * mask).sum((1, 2)) / mask.sum((1, 2))
+        opt.zero_grad(set_to_none=True)
+        per_member.sum().backward()
+        opt.step()
+        schedule.step()
+        for e, value in enumerate(per_member.tolist()):
+            losses[e].append(value)
+    ensemble.write_back()
+    for m in members:
+        m.eval()
+    return losses
