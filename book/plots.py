@@ -567,7 +567,7 @@ def scaling_ratios(
         kept = int((ratios["YaRN"] == 1).sum())  # YaRN leaves these pairs exactly as trained
         if kept:
             ax.axvspan(-0.5, kept - 0.5, color="0.92", lw=0)
-        title += f", {kept} pairs kept by YaRN"
+        title += f", {kept} pair{'' if kept == 1 else 's'} kept by YaRN"
     for n, (name, ratio) in enumerate(ratios.items()):
         ax.semilogy(ratio.numpy(), ["-", "--", "-.", ":"][n % 4], lw=2, label=name)
     ax.set(xlabel="pair i (fast to slow)", ylabel="new / old frequency", title=title)

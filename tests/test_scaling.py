@@ -275,3 +275,31 @@ def test_model_rope_scaling_by_rule():
         m.set_rope_scaling(encodings.frequencies(8), rule="PI", scale=2.0, original_max_len=32)
     with pytest.raises(ValueError, match="only used with rule="):
         m.set_rope_scaling(scale=2.0)
+
+
+def test_scaling_ratios_reads_the_registry():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from book import plots
+
+    fig, ax = plt.subplots()
+    ratios = plots.scaling_ratios(ax, 128, scale=4.0, original_max_len=2048, rules=("PI", "Llama 3.1", "YaRN"))
+    assert list(ratios) == ["PI", "Llama 3.1", "YaRN"]
+    for name, ratio in ratios.items():
+        freqs, _ = scaling.RULES[name](128, scale=4.0, original_max_len=2048)
+        assert torch.equal(ratio, freqs / encodings.frequencies(128))
+    assert ax.get_title().endswith("17 pairs kept by YaRN")
+    ax.clear()
+    plots.scaling_ratios(ax, 128, scale=8.0, original_max_len=32)   # the code's ramp keeps pair 0 only
+    assert ax.get_title().endswith("1 pair kept by YaRN")
+    ax.clear()
+    plots.scaling_ratios(ax, 128, scale=8.0, original_max_len=32, rules=("PI",))
+    assert "kept" not in ax.get_title()
+    with pytest.raises(ValueError, match="rules must be names in book.scaling.RULES"):
+        plots.scaling_ratios(ax, 128, scale=2.0, original_max_len=64, rules=("ntk",))
+    with pytest.raises(ValueError, match="rules must be names"):
+        plots.scaling_ratios(ax, 128, scale=2.0, original_max_len=64, rules=())
+    plt.close(fig)
