@@ -136,18 +136,45 @@ class TinyTransformer(nn.Module):
         self.rope_freqs: torch.Tensor | None = None
         self.rope_factor = 1.0
 
-    def set_rope_scaling(self, freqs: torch.Tensor | None = None, attention_factor: float = 1.0) -> None:
-        """Use rescaled RoPE frequencies from ``book.scaling`` (``None``: RoPE's
-        own ``10000^(-2i/h)``), and multiply queries and keys by
-        ``attention_factor`` after the rotation (YaRN's ``sqrt(1/t)``).
+    def set_rope_scaling(
+        self,
+        freqs: torch.Tensor | None = None,
+        attention_factor: float = 1.0,
+        *,
+        rule: str | None = None,
+        scale: float | None = None,
+        original_max_len: int | None = None,
+    ) -> None:
+        """Rescale RoPE's frequencies in every layer (chapter 9).
+
+        Either name a rule of ``book.scaling.RULES`` (``"PI"``, ``"YaRN"``, ...)
+        with its ``scale`` and ``original_max_len``: the model then uses that
+        rule's frequencies for its head width (base 10000) and multiplies
+        queries and keys by the rule's attention factor after the rotation
+        (YaRN's ``sqrt(1/t)``). Or pass ``freqs`` (and ``attention_factor``)
+        directly, e.g. from ``book.scaling.yarn_frequencies`` with other
+        thresholds. With neither, RoPE's own ``10000^(-2i/h)`` is restored.
 
         Raises:
-            ValueError: if the model is not a RoPE model, or ``freqs`` does not
-                have one frequency per pair of a head.
+            ValueError: if the model is not a RoPE model; ``freqs`` does not
+                have one frequency per pair of a head; ``rule`` is unknown, is
+                given together with ``freqs``/``attention_factor``, or lacks
+                ``scale``/``original_max_len`` (or these come without ``rule``).
         """
+        from .scaling import RULES
+
         if self.position != "rope":
             raise ValueError(f"set_rope_scaling needs a model with position='rope', not {self.position!r}")
         head = self.d_model // self.n_heads
+        if rule is not None:
+            rule = check_choice("rule", rule, tuple(RULES))
+            if freqs is not None or attention_factor != 1.0:
+                raise ValueError("give either rule or freqs/attention_factor, not both")
+            if scale is None or original_max_len is None:
+                raise ValueError(f"rule={rule!r} needs scale and original_max_len")
+            freqs, attention_factor = RULES[rule](head, scale=scale, original_max_len=original_max_len)
+        elif scale is not None or original_max_len is not None:
+            raise ValueError("scale and original_max_len are only used with rule=")
         if freqs is not None and (not isinstance(freqs, torch.Tensor) or freqs.shape != (head // 2,)):
             raise ValueError(f"freqs must have shape (head width / 2,) = ({head // 2},), got "
                              f"{getattr(freqs, 'shape', type(freqs).__name__)}")

@@ -537,26 +537,40 @@ def experiment_curves(
 
 
 def scaling_ratios(
-    ax: plt.Axes, d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0
+    ax: plt.Axes,
+    d_model: int,
+    *,
+    scale: float,
+    original_max_len: int,
+    base: float = 10000.0,
+    rules: Sequence[str] = ("PI", "NTK-aware", "YaRN"),
 ) -> dict[str, torch.Tensor]:
-    """Chapter 9's picture: new / old frequency per pair for PI, NTK-aware and
-    YaRN (``book.scaling``) at one ``scale``, on a log axis, with the pairs
-    that turn more than 32 times over ``original_max_len`` shaded (the ones
-    YaRN keeps). Returns the ratios by method."""
+    """Chapter 9's picture: new / old frequency per pair for each of ``rules``
+    (names in ``book.scaling.RULES``), all at one setting (``scale``,
+    ``original_max_len``, ``base``), on a log axis. If ``"YaRN"`` is among
+    them, the pairs it keeps exactly as trained are shaded and counted in the
+    title. Returns the ratios by rule.
+
+    Raises:
+        ValueError: for a rule not in ``book.scaling.RULES`` (and as the rules do).
+    """
     from . import scaling
 
+    unknown = [name for name in rules if name not in scaling.RULES]
+    if unknown or not rules:
+        raise ValueError(f"rules must be names in book.scaling.RULES {tuple(scaling.RULES)}, got {tuple(rules)}")
     old = frequencies(d_model, base=base)
-    yarn, _ = scaling.yarn_frequencies(d_model, scale=scale, original_max_len=original_max_len, base=base)
-    ratios = {"PI": scaling.pi_frequencies(d_model, scale=scale, base=base) / old,
-              "NTK-aware": scaling.ntk_frequencies(d_model, scale=scale, base=base) / old,
-              "YaRN": yarn / old}
-    kept = int((ratios["YaRN"] == 1).sum())  # YaRN leaves these pairs exactly as trained
-    if kept:
-        ax.axvspan(-0.5, kept - 0.5, color="0.92", lw=0)
-    for (name, ratio), style in zip(ratios.items(), ["-", "--", "-."]):
-        ax.semilogy(ratio.numpy(), style, lw=2, label=name)
-    ax.set(xlabel="pair i (fast to slow)", ylabel="new / old frequency",
-           title=f"s = {scale:g}, L = {original_max_len:,}, {kept} pairs kept by YaRN")
+    ratios = {name: scaling.RULES[name](d_model, scale=scale, original_max_len=original_max_len, base=base)[0] / old
+              for name in rules}
+    title = f"s = {scale:g}, L = {original_max_len:,}"
+    if "YaRN" in ratios:
+        kept = int((ratios["YaRN"] == 1).sum())  # YaRN leaves these pairs exactly as trained
+        if kept:
+            ax.axvspan(-0.5, kept - 0.5, color="0.92", lw=0)
+        title += f", {kept} pair{'' if kept == 1 else 's'} kept by YaRN"
+    for n, (name, ratio) in enumerate(ratios.items()):
+        ax.semilogy(ratio.numpy(), ["-", "--", "-.", ":"][n % 4], lw=2, label=name)
+    ax.set(xlabel="pair i (fast to slow)", ylabel="new / old frequency", title=title)
     return ratios
 
 

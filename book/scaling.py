@@ -3,17 +3,26 @@
 Each function returns the float64 frequencies ``theta'_i`` (shape ``(d/2,)``)
 to use in place of RoPE's ``theta_i = base^(-2i/d)``; pass them to
 ``book.encodings.apply_rope(..., freqs=...)``. ``scale`` is ``s = L' / L``,
-the new context length over the trained one. Chapter 9 derives and compares
-them; ``tests/test_scaling.py`` checks each against its paper's formula.
+the new context length over the trained one ``L`` (``original_max_len``).
+
+``RULES`` maps a rule's name to a function of
+``(d_model, *, scale, original_max_len, base)`` that returns
+``(frequencies, attention_factor)``, in the shape of transformers'
+``ROPE_INIT_FUNCTIONS`` (``transformers/modeling_rope_utils.py``). The
+plots, chapter 9 and ``TinyTransformer.set_rope_scaling`` all read it.
+Chapter 9 derives and compares the rules; ``tests/test_scaling.py`` checks
+each against its formula and ``tests/test_transformers_scaling.py`` against
+transformers' own functions.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 
-from ._validate import check_base, check_even, check_positive_int, check_real
+from ._validate import check_base, check_choice, check_even, check_positive_int, check_real
 from .encodings import frequencies
 
 __all__ = [
@@ -21,14 +30,17 @@ __all__ = [
     "ntk_frequencies",
     "dynamic_ntk_frequencies",
     "yarn_frequencies",
+    "yarn_ramp",
     "llama3_frequencies",
+    "RULES",
+    "TRANSFORMERS_ROPE_TYPES",
 ]
 
 
-def _check_scale(scale: float) -> float:
-    scale = check_real("scale", scale)
+def _check_scale(scale: float, name: str = "scale") -> float:
+    scale = check_real(name, scale)
     if scale < 1:
-        raise ValueError(f"scale must be >= 1 (a context L' >= L), got {scale}")
+        raise ValueError(f"{name} must be >= 1 (a context L' >= L), got {scale}")
     return scale
 
 
@@ -37,13 +49,17 @@ def pi_frequencies(d_model: int, *, scale: float, base: float = 10000.0) -> torc
 
     Rotating position ``m`` by ``m theta_i / s`` is the same as rotating the
     interpolated position ``m / s``: the ``L'`` positions of the long input are
-    squeezed into the ``L`` the model was trained on.
+    squeezed into the ``L`` the model was trained on. transformers calls it
+    ``"linear"`` (``_compute_linear_scaling_rope_parameters``).
+
+    Raises:
+        ValueError: if ``scale < 1`` (or for a bad ``d_model``/``base``).
     """
     return frequencies(d_model, base=base) / _check_scale(scale)
 
 
 def ntk_frequencies(d_model: int, *, scale: float, base: float = 10000.0) -> torch.Tensor:
-    """"NTK-aware" scaling (bloc97, 2023; Peng et al., 2024, section 3.1):
+    """"NTK-aware" scaling (bloc97, 2023; Peng et al., 2024, section 3.1, eq. 16):
     change the base to ``base' = base * s^(d / (d - 2))``.
 
     The fastest pair (``i = 0``) is unchanged and the slowest is divided by
@@ -51,7 +67,7 @@ def ntk_frequencies(d_model: int, *, scale: float, base: float = 10000.0) -> tor
     interpolated less the faster they turn.
 
     Raises:
-        ValueError: if ``d_model < 4`` (the exponent needs ``d > 2``).
+        ValueError: if ``d_model < 4`` (the exponent needs ``d > 2``) or ``scale < 1``.
     """
     d_model = check_even("d_model", d_model)
     if d_model < 4:
@@ -62,19 +78,116 @@ def ntk_frequencies(d_model: int, *, scale: float, base: float = 10000.0) -> tor
 
 
 def dynamic_ntk_frequencies(
-    d_model: int, seq_len: int, *, original_max_len: int, base: float = 10000.0
+    d_model: int,
+    seq_len: int,
+    *,
+    original_max_len: int,
+    base: float = 10000.0,
+    form: str = "paper",
+    factor: float | None = None,
 ) -> torch.Tensor:
-    """Dynamic NTK scaling (as described by Peng et al., 2024, section 3.3):
-    NTK-aware scaling with ``s = max(1, seq_len / original_max_len)``, chosen
-    afresh for the current length ``seq_len``. Inputs no longer than the
-    training length keep RoPE's frequencies exactly.
+    """Dynamic NTK scaling: NTK-aware scaling with a scale chosen afresh for
+    the current input length ``n = seq_len``. Inputs no longer than the
+    training length ``L = original_max_len`` keep RoPE's frequencies exactly.
+
+    Two forms, both ``ntk_frequencies`` at an effective scale ``s(n)``:
+
+    - ``form="paper"`` (the book's default): ``s(n) = max(1, n / L)``, as
+      Peng et al. (2024, section 3.3) describe Dynamic Scaling. ``factor``
+      must be left out.
+    - ``form="transformers"``: transformers' ``"dynamic"`` rope type
+      (``_compute_dynamic_ntk_parameters`` in ``modeling_rope_utils.py``)
+      computes ``base' = base * (factor * n / L - (factor - 1))^(d / (d - 2))``
+      with ``n = max(seq_len, L)`` and ``L = config.max_position_embeddings``,
+      that is ``s(n) = 1 + factor * (max(n, L) / L - 1)``. ``factor`` (>= 1)
+      is required. With ``factor = 1`` the two forms agree; with
+      ``factor > 1`` transformers' scale is larger for every ``n > L``.
+
+    Raises:
+        ValueError: for a non-positive ``seq_len``/``original_max_len``, an
+            unknown ``form``, ``factor`` given with ``form="paper"`` or
+            missing (or ``< 1``) with ``form="transformers"``.
     """
     seq_len = check_positive_int("seq_len", seq_len)
     original_max_len = check_positive_int("original_max_len", original_max_len)
-    scale = max(1.0, seq_len / original_max_len)
+    form = check_choice("form", form, ("paper", "transformers"))
+    if form == "paper":
+        if factor is not None:
+            raise ValueError("factor is only used with form='transformers' (the paper's form has s = max(1, n / L))")
+        scale = max(1.0, seq_len / original_max_len)
+    else:
+        if factor is None:
+            raise ValueError("factor is required with form='transformers' (transformers' rope_parameters['factor'])")
+        factor = _check_scale(factor, "factor")
+        scale = factor * max(seq_len, original_max_len) / original_max_len - (factor - 1)
     if scale == 1.0:
         return frequencies(d_model, base=base)
     return ntk_frequencies(d_model, scale=scale, base=base)
+
+
+def _pair_with_turns(turns: float, d_model: int, base: float, original_max_len: int) -> float:
+    """The fractional pair index ``i`` whose ``theta_i = base^(-2i/d)`` makes
+    ``turns`` turns over ``original_max_len`` positions (``find_correction_dim``
+    of jquesnelle/yarn and transformers, written as they write it)."""
+    return (d_model * math.log(original_max_len / (turns * 2 * math.pi))) / (2 * math.log(base))
+
+
+def yarn_ramp(
+    d_model: int,
+    *,
+    original_max_len: int,
+    base: float = 10000.0,
+    alpha: float = 1.0,
+    beta: float = 32.0,
+    ramp: str = "code",
+) -> torch.Tensor:
+    """YaRN's blend weight ``gamma_i`` per pair (float64, shape ``(d/2,)``):
+    1 keeps ``theta_i``, 0 interpolates it like PI, between blends.
+
+    ``alpha`` and ``beta`` are numbers of turns over ``L = original_max_len``
+    (the paper's ``alpha = 1``, ``beta = 32``; transformers' and jquesnelle/yarn's
+    ``beta_slow = 1`` and ``beta_fast = 32``). Pair ``i`` makes
+    ``r_i = L theta_i / (2 pi)`` turns.
+
+    - ``ramp="code"`` (default; what checkpoints run): jquesnelle/yarn
+      (``scaled_rope/LlamaYaRNScaledRotaryEmbedding.py``: ``find_correction_range``,
+      ``linear_ramp_mask``) and transformers (``_compute_yarn_parameters`` with
+      its defaults, ``truncate=True``). With ``i(r)`` the fractional pair
+      index making ``r`` turns, ``low = max(floor(i(beta)), 0)`` and
+      ``high = min(ceil(i(alpha)), d - 1)`` (``high += 0.001`` if equal)::
+
+          gamma_i = 1 - clamp((i - low) / (high - low), 0, 1)
+
+      The ramp is linear in the **pair index**, and the clamp at 0 keeps
+      pair 0 whatever ``L`` is.
+    - ``ramp="paper"``: Peng et al. (2024), section 3.2, eq. 18, linear in
+      the **number of turns**: ``gamma_i = clamp((r_i - alpha) / (beta - alpha), 0, 1)``.
+
+    Because ``r_i`` falls geometrically with ``i``, the two ramps differ in
+    every blended pair, not only by the rounding of the ends: for
+    ``d = 64, L = 4096, s = 8``, pair 18 keeps new/old frequency 0.46 with the
+    code's ramp and 0.20 with the paper's.
+
+    Raises:
+        ValueError: unless ``0 < alpha < beta``; for an unknown ``ramp`` or a
+            bad ``d_model``/``base``/``original_max_len``.
+    """
+    d_model = check_even("d_model", d_model)
+    base = check_base(base)
+    original_max_len = check_positive_int("original_max_len", original_max_len)
+    alpha, beta = check_real("alpha", alpha), check_real("beta", beta)
+    if not 0 < alpha < beta:
+        raise ValueError(f"alpha and beta must satisfy 0 < alpha < beta, got {alpha} and {beta}")
+    ramp = check_choice("ramp", ramp, ("code", "paper"))
+    if ramp == "paper":
+        turns = original_max_len * frequencies(d_model, base=base) / (2 * math.pi)  # r_i = L / lambda_i
+        return ((turns - alpha) / (beta - alpha)).clamp(0.0, 1.0)
+    low = max(math.floor(_pair_with_turns(beta, d_model, base, original_max_len)), 0)
+    high = min(math.ceil(_pair_with_turns(alpha, d_model, base, original_max_len)), d_model - 1)
+    if low == high:
+        high += 0.001  # as the reference code: no division by zero
+    pair = torch.arange(d_model // 2, dtype=torch.float64)
+    return 1 - ((pair - low) / (high - low)).clamp(0.0, 1.0)
 
 
 def yarn_frequencies(
@@ -85,37 +198,40 @@ def yarn_frequencies(
     base: float = 10000.0,
     alpha: float = 1.0,
     beta: float = 32.0,
+    ramp: str = "code",
 ) -> tuple[torch.Tensor, float]:
-    """YaRN (Peng et al., 2024, section 3.2-3.4): "NTK-by-parts" frequencies and
+    """YaRN (Peng et al., 2024, sections 3.2-3.4): "NTK-by-parts" frequencies and
     an attention temperature.
 
-    Pair ``i`` has wavelength ``lambda_i = 2 pi / theta_i`` and makes
-    ``r_i = L / lambda_i`` turns over the training length ``L``. With the ramp
-    ``gamma(r) = 0`` for ``r < alpha``, ``1`` for ``r > beta`` and
-    ``(r - alpha) / (beta - alpha)`` between::
+    With the blend weight ``gamma_i`` of ``yarn_ramp`` (1 keep, 0 interpolate)::
 
-        theta'_i = (1 - gamma(r_i)) * theta_i / s + gamma(r_i) * theta_i
+        theta'_i = (1 - gamma_i) * theta_i / s + gamma_i * theta_i
 
     so pairs that turn many times within ``L`` keep their frequency, pairs that
     turn less than once are interpolated like PI, and the ones between are
-    blended. The temperature ``t`` with ``sqrt(1/t) = 0.1 ln(s) + 1``
-    multiplies the scores by ``1/t``; returned is ``sqrt(1/t)``, the factor
-    applied to both queries and keys (as implementations scale cos and sin).
-    The reference code rounds the ramp's ends to whole pair indices; this is
-    the paper's continuous form.
+    blended. The default ``ramp="code"`` is the reference code that YaRN
+    checkpoints run (jquesnelle/yarn; transformers' ``_compute_yarn_parameters``
+    with default settings), linear in the pair index; ``ramp="paper"`` is the
+    paper's eq. 18, linear in the number of turns. They are different
+    functions (see ``yarn_ramp``); the paper itself calls the released code "a
+    variant" (section 3.2).
+
+    The temperature ``t`` with ``sqrt(1/t) = 0.1 ln(s) + 1`` (eq. 22) multiplies
+    the scores by ``1/t``; returned is ``sqrt(1/t)``, the factor applied to both
+    queries and keys (the code scales cos and sin by it; ``get_mscale``), which
+    is 1 for ``s = 1``.
 
     Returns:
         ``(frequencies, attention_factor)``.
+
+    Raises:
+        ValueError: if ``scale < 1``, and as ``yarn_ramp``.
     """
-    original_max_len = check_positive_int("original_max_len", original_max_len)
     scale = _check_scale(scale)
-    alpha, beta = check_real("alpha", alpha), check_real("beta", beta)
-    if not 0 <= alpha < beta:
-        raise ValueError(f"alpha and beta must satisfy 0 <= alpha < beta, got {alpha} and {beta}")
+    gamma = yarn_ramp(d_model, original_max_len=original_max_len, base=base, alpha=alpha, beta=beta, ramp=ramp)
     theta = frequencies(d_model, base=base)
-    turns = original_max_len * theta / (2 * math.pi)  # r_i = L / lambda_i
-    gamma = ((turns - alpha) / (beta - alpha)).clamp(0.0, 1.0)
-    return (1 - gamma) * theta / scale + gamma * theta, 0.1 * math.log(scale) + 1.0
+    attention_factor = 1.0 if scale <= 1 else 0.1 * math.log(scale) + 1.0
+    return (1 - gamma) * theta / scale + gamma * theta, attention_factor
 
 
 def llama3_frequencies(
@@ -127,7 +243,12 @@ def llama3_frequencies(
     high_freq_factor: float = 4.0,
     original_max_len: int = 8192,
 ) -> torch.Tensor:
-    """Llama 3.1's frequency rule (Meta's reference code for Grattafiori et al., 2024).
+    """Llama **3.1**'s frequency rule, as Meta's reference code defines it:
+    ``apply_scaling`` in meta-llama/llama-models ``models/llama3/model.py``
+    (used when ``use_scaled_rope`` is set); transformers' rope type
+    ``"llama3"`` (``_compute_llama3_parameters``) computes the same. The book
+    follows that code (the Llama 3 models are described by Grattafiori et
+    al., 2024).
 
     With wavelength ``lambda_i = 2 pi / theta_i``: pairs with
     ``lambda_i < L / high_freq_factor`` keep ``theta_i``; pairs with
@@ -138,8 +259,12 @@ def llama3_frequencies(
 
     with ``L = original_max_len``. The defaults are Llama 3.1's (base 500000,
     factor 8, 1, 4, 8192).
+
+    Raises:
+        ValueError: if ``factor < 1``, unless ``0 < low_freq_factor < high_freq_factor``,
+            or for a bad ``d_model``/``base``/``original_max_len``.
     """
-    factor = _check_scale(factor)
+    factor = _check_scale(factor, "factor")
     original_max_len = check_positive_int("original_max_len", original_max_len)
     low, high = check_real("low_freq_factor", low_freq_factor), check_real("high_freq_factor", high_freq_factor)
     if not 0 < low < high:
@@ -148,3 +273,58 @@ def llama3_frequencies(
     wavelength = 2 * math.pi / theta
     smooth = ((original_max_len / wavelength - low) / (high - low)).clamp(0.0, 1.0)
     return (1 - smooth) * theta / factor + smooth * theta
+
+
+# --- one registry, in the shape of transformers' ROPE_INIT_FUNCTIONS ---------
+
+Rule = Callable[..., tuple[torch.Tensor, float]]
+
+
+def _unchanged(d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0):
+    _check_scale(scale)
+    check_positive_int("original_max_len", original_max_len)
+    return frequencies(d_model, base=base), 1.0
+
+
+def _pi(d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0):
+    check_positive_int("original_max_len", original_max_len)
+    return pi_frequencies(d_model, scale=scale, base=base), 1.0
+
+
+def _ntk(d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0):
+    check_positive_int("original_max_len", original_max_len)
+    return ntk_frequencies(d_model, scale=scale, base=base), 1.0
+
+
+def _yarn(d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0):
+    return yarn_frequencies(d_model, scale=scale, original_max_len=original_max_len, base=base)
+
+
+def _llama31(d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0):
+    return llama3_frequencies(d_model, base=base, factor=scale, original_max_len=original_max_len), 1.0
+
+
+RULES: dict[str, Rule] = {
+    "unchanged": _unchanged,
+    "PI": _pi,
+    "NTK-aware": _ntk,
+    "YaRN": _yarn,
+    "Llama 3.1": _llama31,
+}
+"""Rule name -> ``f(d_model, *, scale, original_max_len, base=10000.0)``
+returning ``(frequencies, attention_factor)`` (float64 ``(d/2,)`` and a float
+that multiplies queries and keys). Each rule runs with its library defaults
+(YaRN: the code's ramp, alpha = 1, beta = 32; Llama 3.1: low 1, high 4 and
+``factor = scale``). ``"unchanged"`` is RoPE itself (transformers'
+``"default"``). Dynamic NTK is not a fixed rule (its scale follows the input
+length); at length ``n = s L`` its book form equals ``"NTK-aware"`` at ``s``."""
+
+TRANSFORMERS_ROPE_TYPES: dict[str, str] = {
+    "unchanged": "default",
+    "PI": "linear",
+    "YaRN": "yarn",
+    "Llama 3.1": "llama3",
+}
+"""The ``rope_type`` of transformers' ``ROPE_INIT_FUNCTIONS`` that computes the
+same as each rule of ``RULES`` (NTK-aware has none: it is ``"dynamic"`` at
+``n = s L`` with factor 1, or a plain change of ``rope_theta``)."""

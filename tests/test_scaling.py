@@ -39,11 +39,27 @@ def test_dynamic_ntk_follows_the_current_length():
     plain = encodings.frequencies(D)
     for n in (1, 100, 2048):
         assert torch.equal(scaling.dynamic_ntk_frequencies(D, n, original_max_len=2048), plain)
+        assert torch.equal(scaling.dynamic_ntk_frequencies(D, n, original_max_len=2048, form="transformers",
+                                                           factor=4.0), plain)
     torch.testing.assert_close(scaling.dynamic_ntk_frequencies(D, 6144, original_max_len=2048),
                                scaling.ntk_frequencies(D, scale=3.0))
 
 
-def reference_yarn(s: float, L: int, alpha: float, beta: float) -> tuple[list[float], float]:
+@pytest.mark.parametrize("factor,n,L", [(1.0, 6144, 2048), (2.0, 6144, 2048), (4.0, 3000, 2048), (8.0, 40, 32)])
+def test_dynamic_ntk_transformers_form(factor, n, L):
+    """base * (factor * n / L - (factor - 1))^(d / (d - 2)), written out."""
+    new_base = BASE * (factor * n / L - (factor - 1)) ** (D / (D - 2))
+    got = as_list(scaling.dynamic_ntk_frequencies(D, n, original_max_len=L, form="transformers", factor=factor))
+    assert got == pytest.approx([theta(i, base=new_base) for i in range(D // 2)], rel=1e-12)
+    paper = scaling.dynamic_ntk_frequencies(D, n, original_max_len=L)
+    if factor == 1.0:
+        torch.testing.assert_close(torch.tensor(got, dtype=torch.float64), paper, rtol=1e-12, atol=0)
+    else:                                   # a larger effective scale: every slow pair turns slower
+        assert got[-1] < float(paper[-1]) * (1 - 1e-9)
+
+
+def paper_yarn(s: float, L: int, alpha: float, beta: float) -> tuple[list[float], float]:
+    """Peng et al. (2024), eqs. 17-18 and 20-22, pair by pair."""
     out = []
     for i in range(D // 2):
         r = L / (2 * math.pi / theta(i))
@@ -52,15 +68,68 @@ def reference_yarn(s: float, L: int, alpha: float, beta: float) -> tuple[list[fl
     return out, 0.1 * math.log(s) + 1
 
 
-@pytest.mark.parametrize("s,L,alpha,beta", [(4.0, 2048, 1.0, 32.0), (16.0, 4096, 1.0, 32.0), (2.0, 512, 0.5, 8.0)])
-def test_yarn_matches_the_paper(s, L, alpha, beta):
-    freqs, factor = scaling.yarn_frequencies(D, scale=s, original_max_len=L, alpha=alpha, beta=beta)
-    want, want_factor = reference_yarn(s, L, alpha, beta)
+def code_yarn(s: float, L: int, alpha: float, beta: float, d: int = D) -> tuple[list[float], float]:
+    """jquesnelle/yarn's LlamaYaRNScaledRotaryEmbedding.yarn, in plain Python."""
+    def correction_dim(rotations):
+        return (d * math.log(L / (rotations * 2 * math.pi))) / (2 * math.log(BASE))
+    low = max(math.floor(correction_dim(beta)), 0)
+    high = min(math.ceil(correction_dim(alpha)), d - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for i in range(d // 2):
+        mask = 1 - min(max((i - low) / (high - low), 0.0), 1.0)     # 1: extrapolate (keep)
+        out.append(theta(i, d) / s * (1 - mask) + theta(i, d) * mask)
+    return out, (0.1 * math.log(s) + 1 if s > 1 else 1.0)
+
+
+YARN_SETTINGS = [(4.0, 2048, 1.0, 32.0), (16.0, 4096, 1.0, 32.0), (2.0, 512, 0.5, 8.0), (8.0, 32, 1.0, 32.0)]
+
+
+@pytest.mark.parametrize("s,L,alpha,beta", YARN_SETTINGS)
+def test_yarn_paper_ramp_matches_the_paper(s, L, alpha, beta):
+    freqs, factor = scaling.yarn_frequencies(D, scale=s, original_max_len=L, alpha=alpha, beta=beta, ramp="paper")
+    want, want_factor = paper_yarn(s, L, alpha, beta)
     assert as_list(freqs) == pytest.approx(want, rel=1e-12)
     assert factor == pytest.approx(want_factor)
     ratio = freqs / encodings.frequencies(D)
-    assert ratio[0] == 1.0 and ratio[-1] == pytest.approx(1 / s)
+    assert ratio[-1] == pytest.approx(1 / s)
     assert torch.all(ratio.diff() <= 1e-15)                # monotone: slower pairs, more interpolation
+
+
+@pytest.mark.parametrize("s,L,alpha,beta", YARN_SETTINGS)
+def test_yarn_default_is_the_reference_code(s, L, alpha, beta):
+    freqs, factor = scaling.yarn_frequencies(D, scale=s, original_max_len=L, alpha=alpha, beta=beta)
+    want, want_factor = code_yarn(s, L, alpha, beta)
+    assert as_list(freqs) == pytest.approx(want, rel=1e-12)
+    assert factor == pytest.approx(want_factor)
+    ratio = freqs / encodings.frequencies(D)
+    assert ratio[0] == 1.0 and ratio[-1] == pytest.approx(1 / s)   # the code's clamp keeps pair 0 at any L
+    assert torch.all(ratio.diff() <= 1e-15)
+    paper, _ = scaling.yarn_frequencies(D, scale=s, original_max_len=L, alpha=alpha, beta=beta, ramp="paper")
+    assert (freqs - paper).abs().max() > 0.01 * float(freqs[-1])     # two different functions
+
+
+def test_yarn_code_and_paper_ramps_differ_as_the_issue_says():
+    """d = 64, L = 4096, s = 8: new / old frequency at pair 18 is 0.46 (code) against 0.20 (paper)."""
+    old = encodings.frequencies(64)
+    code, _ = scaling.yarn_frequencies(64, scale=8.0, original_max_len=4096)
+    paper, _ = scaling.yarn_frequencies(64, scale=8.0, original_max_len=4096, ramp="paper")
+    assert round(float(code[18] / old[18]), 2) == 0.46
+    assert round(float(paper[18] / old[18]), 2) == 0.20
+    gamma = scaling.yarn_ramp(64, original_max_len=4096)
+    kept, blended = int((gamma == 1).sum()), int(((gamma > 0) & (gamma < 1)).sum())
+    # the code ramps linearly in the pair index: equal steps between floor(i(32)) and ceil(i(1))
+    steps = gamma[(gamma > 0) & (gamma < 1)].diff()
+    torch.testing.assert_close(steps, torch.full_like(steps, float(steps[0])))
+    assert kept == 11 and blended == 12
+
+
+def test_yarn_ramp_keeps_pair_zero_for_a_short_context():
+    gamma = scaling.yarn_ramp(16, original_max_len=32)         # chapter 9's tiny model
+    assert gamma.tolist() == [1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    paper = scaling.yarn_ramp(16, original_max_len=32, ramp="paper")
+    assert 0 < float(paper[0]) < 0.2                           # the paper's ramp barely keeps it
 
 
 def reference_llama3(factor=8.0, low=1.0, high=4.0, L=8192, base=500000.0) -> list[float]:
@@ -103,6 +172,18 @@ def test_llama3_three_bands():
         (lambda: scaling.ntk_frequencies(D, scale=float("inf")), ValueError, "scale must be finite"),
         (lambda: scaling.dynamic_ntk_frequencies(D, 0, original_max_len=8), ValueError, "seq_len must be a positive"),
         (lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, alpha=5, beta=1), ValueError, "alpha and beta"),
+        (lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, alpha=0, beta=1), ValueError, "0 < alpha"),
+        (lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, ramp="pair"), ValueError, "ramp must be one of"),
+        (lambda: scaling.yarn_ramp(D, original_max_len=0), ValueError, "original_max_len must be a positive"),
+        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="hf"), ValueError, "form must be one of"),
+        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, factor=2.0), ValueError, "factor is only used"),
+        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="transformers"), ValueError,
+         "factor is required"),
+        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="transformers", factor=0.5),
+         ValueError, "factor must be >= 1"),
+        (lambda: scaling.llama3_frequencies(D, factor=0.5), ValueError, "factor must be >= 1"),
+        (lambda: scaling.RULES["PI"](D, scale=2.0, original_max_len=-1), ValueError, "original_max_len must be a positive"),
+        (lambda: scaling.RULES["unchanged"](D, scale=0.5, original_max_len=8), ValueError, "scale must be >= 1"),
         (lambda: scaling.llama3_frequencies(D, low_freq_factor=4, high_freq_factor=1), ValueError, "low_freq_factor and high"),
         (lambda: scaling.llama3_frequencies(7), ValueError, "d_model must be even"),
     ],
@@ -110,6 +191,27 @@ def test_llama3_three_bands():
 def test_scaling_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+@pytest.mark.parametrize("s,L,base", [(1.0, 2048, 10000.0), (4.0, 2048, 10000.0), (8.0, 8192, 500000.0), (4.0, 32, 10000.0)])
+def test_rules_registry(s, L, base):
+    """Each rule of the registry is its function at one setting, with its attention factor."""
+    calls = {
+        "unchanged": (encodings.frequencies(D, base=base), 1.0),
+        "PI": (scaling.pi_frequencies(D, scale=s, base=base), 1.0),
+        "NTK-aware": (scaling.ntk_frequencies(D, scale=s, base=base), 1.0),
+        "YaRN": scaling.yarn_frequencies(D, scale=s, original_max_len=L, base=base),
+        "Llama 3.1": (scaling.llama3_frequencies(D, factor=s, original_max_len=L, base=base), 1.0),
+    }
+    assert list(scaling.RULES) == list(calls)
+    for name, rule in scaling.RULES.items():
+        freqs, factor = rule(D, scale=s, original_max_len=L, base=base)
+        assert freqs.dtype == torch.float64 and freqs.shape == (D // 2,)
+        assert torch.equal(freqs, calls[name][0]) and factor == calls[name][1], name
+    assert scaling.RULES["YaRN"](D, scale=s, original_max_len=L, base=base)[1] == pytest.approx(0.1 * math.log(s) + 1)
+    # dynamic NTK at n = s L is NTK-aware at s
+    torch.testing.assert_close(scaling.dynamic_ntk_frequencies(D, int(s * L), original_max_len=L, base=base),
+                               calls["NTK-aware"][0])
 
 
 def test_apply_rope_with_pi_frequencies_is_interpolated_positions():
@@ -149,3 +251,55 @@ def test_model_rope_scaling_switch():
         m.set_rope_scaling(attention_factor=0)
     with pytest.raises(ValueError, match="needs a model with position='rope'"):
         models.TinyTransformer(10, position="alibi").set_rope_scaling()
+
+
+def test_model_rope_scaling_by_rule():
+    from book import models
+
+    m = models.TinyTransformer(10, position="rope", d_model=16, n_heads=2)
+    x = torch.randint(10, (2, 12), generator=torch.Generator().manual_seed(0))
+    for name, rule in scaling.RULES.items():
+        m.set_rope_scaling(rule=name, scale=4.0, original_max_len=32)
+        freqs, factor = rule(8, scale=4.0, original_max_len=32)
+        assert torch.equal(m.rope_freqs, freqs) and m.rope_factor == factor
+        by_rule = m(x)
+        m.set_rope_scaling(freqs, factor)
+        torch.testing.assert_close(m(x), by_rule, rtol=0, atol=0)
+    m.set_rope_scaling(rule="YaRN", scale=4.0, original_max_len=32)
+    assert m.rope_factor == pytest.approx(0.1 * math.log(4.0) + 1)
+    with pytest.raises(ValueError, match="rule must be one of"):
+        m.set_rope_scaling(rule="ntk", scale=2.0, original_max_len=32)
+    with pytest.raises(ValueError, match="needs scale and original_max_len"):
+        m.set_rope_scaling(rule="PI", scale=2.0)
+    with pytest.raises(ValueError, match="either rule or freqs"):
+        m.set_rope_scaling(encodings.frequencies(8), rule="PI", scale=2.0, original_max_len=32)
+    with pytest.raises(ValueError, match="only used with rule="):
+        m.set_rope_scaling(scale=2.0)
+
+
+def test_scaling_ratios_reads_the_registry():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from book import plots
+
+    fig, ax = plt.subplots()
+    ratios = plots.scaling_ratios(ax, 128, scale=4.0, original_max_len=2048, rules=("PI", "Llama 3.1", "YaRN"))
+    assert list(ratios) == ["PI", "Llama 3.1", "YaRN"]
+    for name, ratio in ratios.items():
+        freqs, _ = scaling.RULES[name](128, scale=4.0, original_max_len=2048)
+        assert torch.equal(ratio, freqs / encodings.frequencies(128))
+    assert ax.get_title().endswith("17 pairs kept by YaRN")
+    ax.clear()
+    plots.scaling_ratios(ax, 128, scale=8.0, original_max_len=32)   # the code's ramp keeps pair 0 only
+    assert ax.get_title().endswith("1 pair kept by YaRN")
+    ax.clear()
+    plots.scaling_ratios(ax, 128, scale=8.0, original_max_len=32, rules=("PI",))
+    assert "kept" not in ax.get_title()
+    with pytest.raises(ValueError, match="rules must be names in book.scaling.RULES"):
+        plots.scaling_ratios(ax, 128, scale=2.0, original_max_len=64, rules=("ntk",))
+    with pytest.raises(ValueError, match="rules must be names"):
+        plots.scaling_ratios(ax, 128, scale=2.0, original_max_len=64, rules=())
+    plt.close(fig)
