@@ -71,6 +71,17 @@ def test_local_sum_and_t5_run_end_to_end():
     assert cfg.vocab_size == 10 and cfg.max_len == 12
 
 
+def test_seeds_trained_together_match_seeds_trained_alone():
+    cfg = ex.Config(task="local_sum", schemes=("alibi",), seeds=(0, 1), steps=40, train_len=8, test_len=12,
+                    eval_seqs=64)
+    together = ex.train_models(cfg, "alibi", cfg.seeds)
+    for seed, (model, losses) in zip(cfg.seeds, together):
+        alone, alone_losses = ex.train_model(cfg, "alibi", seed)
+        assert max(abs(a - b) for a, b in zip(losses, alone_losses)) < 1e-4
+        curves = ex.evaluate(model, cfg, seed), ex.evaluate(alone, cfg, seed)
+        assert max(abs(a - b) for a, b in zip(*curves) if a is not None) <= 0.02
+
+
 def test_learned_model_covers_the_test_length():
     model, _ = ex.train_model(TINY, "learned", 0)
     assert model.max_len == TINY.test_len

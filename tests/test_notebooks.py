@@ -170,6 +170,7 @@ def test_chapter_imports_come_with_the_notebooks_extra():
     installed = {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["dependencies"]}
     installed |= {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["optional-dependencies"]["notebooks"]}
     provides = {"myst_nb": "myst-nb", "ipywidgets": "ipywidgets", "IPython": "ipywidgets",
+                "transformers": "transformers",
                 "matplotlib": "matplotlib", "numpy": "numpy", "torch": "torch"}
     missing = set()
     for path in NOTEBOOKS:
