@@ -69,8 +69,9 @@ class Ensemble(nn.Module):
         if any(shape(m) != shape(first) for m in members):
             raise ValueError("members must share vocab_size, position, d_model, n_heads, n_layers, max_len "
                              "and causal (only their seeds may differ)")
-        if any(m.rope_freqs is not None or m.rope_factor != 1.0 for m in members):
-            raise ValueError("members must not have RoPE scaling set (it is for testing, not training)")
+        if any(m.rope_freqs is not None or m.rope_factor != 1.0 or m.head_mask is not None for m in members):
+            raise ValueError("members must not have RoPE scaling or a head mask set (they are for testing, "
+                             "not training)")
         self.members = members
         self.template = first
         self.names = [name for name, _ in first.named_parameters()]

@@ -50,7 +50,7 @@ class _Block(nn.Module):
         self.proj = nn.Linear(d_model, d_model)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
 
-    def forward(self, x, positions, scheme, bias, causal, keep, rope_freqs=None, rope_factor=1.0):
+    def forward(self, x, positions, scheme, bias, causal, keep, rope_freqs=None, rope_factor=1.0, head_mask=None):
         b, n, d = x.shape
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
         if scheme == "rope":  # one call rotates both (half the overhead of two)
@@ -63,6 +63,8 @@ class _Block(nn.Module):
         else:
             mask = bias + causal_mask(n).to(bias.dtype) if causal else bias
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        if head_mask is not None:  # (n_heads,): 0 silences a head's output
+            out = out * head_mask.to(out.dtype)[:, None, None]
         x = x + self.proj(out.transpose(1, 2).reshape(b, n, d))
         return x + self.mlp(self.ln2(x))
 
@@ -135,6 +137,9 @@ class TinyTransformer(nn.Module):
             self.head = nn.Linear(d_model, vocab_size)
         self.rope_freqs: torch.Tensor | None = None
         self.rope_factor = 1.0
+        #: ``(n_layers, n_heads)`` factors on each head's output, or None (all 1).
+        #: A 0 silences a head, as transformers' ``head_mask`` does; see ``book.mechanism``.
+        self.head_mask: torch.Tensor | None = None
 
     def set_rope_scaling(
         self,
@@ -228,8 +233,9 @@ class TinyTransformer(nn.Module):
             x = x + self.pos(positions)
         bias = self.position_bias(n)
         keep: list[torch.Tensor] | None = [] if return_attention else None
-        for block in self.blocks:
-            x = block(x, positions, self.position, bias, self.causal, keep, self.rope_freqs, self.rope_factor)
+        for i, block in enumerate(self.blocks):
+            mask = None if self.head_mask is None else self.head_mask[i]
+            x = block(x, positions, self.position, bias, self.causal, keep, self.rope_freqs, self.rope_factor, mask)
         logits = self.head(self.ln_f(x))
         return (logits, keep) if return_attention else logits
 
