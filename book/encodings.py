@@ -3,13 +3,23 @@
 Conventions used throughout the book (and tested in ``tests/test_encodings.py``):
 
 * ``d`` (``d_model``) is the model width, ``p`` a position, ``k`` an offset,
-  and ``w_i = base^(-2i/d)`` for ``i = 0 .. d/2 - 1`` the angular frequencies.
+  and ``w_i = base^(-2i/d)`` for ``i = 0 .. d/2 - 1`` the angular frequencies
+  (``spacing="vaswani"``, the default).
 * Sinusoidal layout ``"interleaved"`` (the default) is the one written in
   Vaswani et al. (2017), section 3.5: ``PE[p, 2i] = sin(p w_i)`` and
   ``PE[p, 2i+1] = cos(p w_i)``. Layout ``"concat"`` puts all sines first,
-  ``[sin(p w_0) .. sin(p w_{d/2-1}) | cos(p w_0) .. cos(p w_{d/2-1})]``, as
-  tensor2tensor and fairseq do; it is a fixed column permutation of the
-  interleaved table (``layout_permutation``).
+  ``[sin(p w_0) .. sin(p w_{d/2-1}) | cos(p w_0) .. cos(p w_{d/2-1})]``; with
+  the same frequencies it is a fixed column permutation of the interleaved
+  table (``layout_permutation``).
+* tensor2tensor (``get_timing_signal_1d`` in
+  ``tensor2tensor/layers/common_attention.py``) and fairseq
+  (``SinusoidalPositionalEmbedding.get_embedding`` in
+  ``fairseq/modules/sinusoidal_positional_embedding.py``) use the concat
+  layout *and* other frequencies, ``w_i = base^(-i/(d/2 - 1))``
+  (``spacing="tensor2tensor"``), whose slowest wavelength is exactly
+  ``2*pi*base``: their tables are not a permutation of the paper's.
+  fairseq also numbers positions from ``padding_idx + 1``
+  (``fairseq.utils.make_positions``), not from 0.
 * RoPE layout ``"interleaved"`` (the default) rotates the pairs
   ``(2i, 2i+1)``, as in RoFormer (Su et al., 2021) and Meta's Llama code;
   layout ``"half"`` rotates the pairs ``(i, i + d/2)``, as in GPT-NeoX and
@@ -54,32 +64,48 @@ __all__ = [
 ]
 
 SinusoidalLayout = Literal["interleaved", "concat"]
+Spacing = Literal["vaswani", "tensor2tensor"]
 RopeLayout = Literal["interleaved", "half"]
 
 
-def frequencies(d_model: int, *, base: float = 10000.0) -> torch.Tensor:
+def frequencies(d_model: int, *, base: float = 10000.0, spacing: Spacing = "vaswani") -> torch.Tensor:
     """Angular frequencies of the sinusoidal encoding and of RoPE.
 
-    Equation: ``w_i = base^(-2i/d)`` for ``i = 0 .. d/2 - 1`` (Vaswani et al.,
-    2017, section 3.5, where ``base = 10000``; Su et al., 2021, eq. 15, use the
-    same ``theta_i``). The wavelengths ``2*pi / w_i`` form a geometric
-    progression from ``2*pi`` up to (just below) ``base * 2*pi``.
+    Equation, for ``i = 0 .. d/2 - 1``:
+
+    * ``spacing="vaswani"`` (the default): ``w_i = base^(-2i/d)`` (Vaswani et
+      al., 2017, section 3.5, where ``base = 10000``; Su et al., 2021, eq. 15,
+      use the same ``theta_i``). The wavelengths ``2*pi / w_i`` form a
+      geometric progression from ``2*pi`` up to ``2*pi * base^((d-2)/d)``,
+      just below ``2*pi * base``.
+    * ``spacing="tensor2tensor"``: ``w_i = base^(-i / max(d/2 - 1, 1))``, the
+      ``inv_timescales`` of tensor2tensor's ``get_timing_signal_1d``
+      (``tensor2tensor/layers/common_attention.py``, with ``min_timescale=1``
+      and ``max_timescale=base``), also used by fairseq's
+      ``SinusoidalPositionalEmbedding.get_embedding`` (``math.log(10000) /
+      (half_dim - 1)``). The progression runs from ``2*pi`` up to exactly
+      ``2*pi * base`` (for ``d >= 4``; for ``d = 2`` the one pair has
+      ``w_0 = 1``, as in tensor2tensor).
 
     Args:
         d_model: model width ``d``; must be a positive even integer.
         base: the constant 10000 of the paper; must be a finite number > 1.
+        spacing: ``"vaswani"`` or ``"tensor2tensor"``.
 
     Returns:
         float64 tensor of shape ``(d_model // 2,)``, decreasing from ``w_0 = 1``.
 
     Raises:
         TypeError: if ``d_model`` is not an integer or ``base`` not a real number.
-        ValueError: if ``d_model`` is not positive and even, or ``base <= 1``.
+        ValueError: if ``d_model`` is not positive and even, ``base <= 1`` or
+            ``spacing`` is unknown.
     """
     d_model = check_even("d_model", d_model)
     base = check_base(base)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    return torch.pow(torch.tensor(base, dtype=torch.float64), -two_i / d_model)
+    spacing = check_choice("spacing", spacing, ("vaswani", "tensor2tensor"))
+    i = torch.arange(d_model // 2, dtype=torch.float64)
+    exponent = 2 * i / d_model if spacing == "vaswani" else i / max(d_model // 2 - 1, 1)
+    return torch.pow(torch.tensor(base, dtype=torch.float64), -exponent)
 
 
 def sinusoidal_at(
@@ -88,23 +114,32 @@ def sinusoidal_at(
     *,
     base: float = 10000.0,
     layout: SinusoidalLayout = "interleaved",
+    spacing: Spacing = "vaswani",
     dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
     """Sinusoidal encoding of arbitrary (integer or real) positions.
 
-    Equation (Vaswani et al., 2017, section 3.5), with ``w_i = base^(-2i/d)``::
+    Equation (Vaswani et al., 2017, section 3.5), with ``w_i`` from
+    ``frequencies(d_model, base=base, spacing=spacing)``::
 
         interleaved: PE[p, 2i] = sin(p * w_i),  PE[p, 2i+1] = cos(p * w_i)
         concat:      PE[p, i]  = sin(p * w_i),  PE[p, d/2 + i] = cos(p * w_i)
 
-    The angles ``p * w_i`` and their sines are computed in float64 and cast to
-    ``dtype`` at the end, so that large positions stay accurate.
+    ``layout="concat", spacing="tensor2tensor"`` is tensor2tensor's
+    ``get_timing_signal_1d`` (``min_timescale=1``, ``max_timescale=base``) and
+    the table of fairseq's ``SinusoidalPositionalEmbedding`` (which looks up
+    row ``padding_idx + 1`` for the first token). The angles ``p * w_i`` and
+    their sines are computed in float64 and cast to ``dtype`` at the end, so
+    that large positions stay accurate.
 
     Args:
-        positions: tensor (or sequence) of positions, any shape, integer or float.
+        positions: tensor (or sequence) of finite positions, any shape,
+            integer or float.
         d_model: model width ``d``; positive and even.
         base: frequency base (> 1), 10000 in the paper.
         layout: ``"interleaved"`` (paper) or ``"concat"`` (tensor2tensor, fairseq).
+        spacing: ``"vaswani"`` (paper, ``base^(-2i/d)``) or ``"tensor2tensor"``
+            (``base^(-i/(d/2 - 1))``; tensor2tensor, fairseq).
         dtype: floating dtype of the result.
 
     Returns:
@@ -112,14 +147,15 @@ def sinusoidal_at(
 
     Raises:
         TypeError: for non-numeric positions or a non-floating ``dtype``.
-        ValueError: for odd or non-positive ``d_model``, ``base <= 1`` or an
-            unknown ``layout``.
+        ValueError: for a non-finite position (NaN or infinite), odd or
+            non-positive ``d_model``, ``base <= 1``, or an unknown ``layout``
+            or ``spacing``.
     """
-    positions = check_position_tensor("positions", positions, allow_float=True)
+    positions = _check_positions("positions", positions, allow_float=True)
     layout = check_choice("layout", layout, ("interleaved", "concat"))
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
-    w = frequencies(d_model, base=base).to(positions.device)
+    w = frequencies(d_model, base=base, spacing=spacing).to(positions.device)
     angles = positions.to(torch.float64).unsqueeze(-1) * w  # (..., d/2)
     sin, cos = torch.sin(angles), torch.cos(angles)
     if layout == "interleaved":
@@ -135,6 +171,7 @@ def sinusoidal(
     *,
     base: float = 10000.0,
     layout: SinusoidalLayout = "interleaved",
+    spacing: Spacing = "vaswani",
 ) -> torch.Tensor:
     """The sinusoidal positional-encoding table for positions ``0 .. seq_len - 1``.
 
@@ -143,16 +180,24 @@ def sinusoidal(
         PE[p, 2i]   = sin(p / base^(2i/d))
         PE[p, 2i+1] = cos(p / base^(2i/d))
 
-    (``layout="interleaved"``, the default). ``layout="concat"`` gives
+    (``layout="interleaved"``, ``spacing="vaswani"``, the defaults).
+    ``layout="concat"`` gives
     ``[sin(p w_0) .. sin(p w_{d/2-1}) | cos(p w_0) .. cos(p w_{d/2-1})]``, the
     same numbers with columns permuted by ``layout_permutation(d_model)``.
-    Angles are formed in float64 and the table is cast to float32.
+    ``spacing="tensor2tensor"`` uses ``w_i = base^(-i/(d/2 - 1))`` instead
+    (``frequencies``): other numbers, not a permutation. With
+    ``layout="concat", spacing="tensor2tensor"`` the table is tensor2tensor's
+    ``get_timing_signal_1d(seq_len, d_model)`` (its defaults
+    ``min_timescale=1``, ``max_timescale=1e4`` for ``base=10000``; file
+    ``tensor2tensor/layers/common_attention.py``), here without its leading
+    batch axis. Angles are formed in float64 and the table is cast to float32.
 
     Args:
         seq_len: number of positions; a positive integer.
         d_model: model width ``d``; a positive even integer.
         base: frequency base (> 1); 10000 in the paper.
         layout: ``"interleaved"`` or ``"concat"``.
+        spacing: ``"vaswani"`` or ``"tensor2tensor"``.
 
     Returns:
         float32 tensor of shape ``(seq_len, d_model)`` with entries in [-1, 1].
@@ -161,14 +206,15 @@ def sinusoidal(
         TypeError / ValueError: as ``sinusoidal_at``, and for ``seq_len < 1``.
     """
     seq_len = check_positive_int("seq_len", seq_len)
-    return sinusoidal_at(torch.arange(seq_len), d_model, base=base, layout=layout)
+    return sinusoidal_at(torch.arange(seq_len), d_model, base=base, layout=layout, spacing=spacing)
 
 
 def layout_permutation(d_model: int) -> torch.Tensor:
     """Column permutation that turns the interleaved sin/cos layout into ``concat``.
 
-    ``sinusoidal(n, d, layout="concat") == sinusoidal(n, d)[:, layout_permutation(d)]``:
-    the permutation lists the even columns (the sines) and then the odd ones
+    ``sinusoidal(n, d, layout="concat") == sinusoidal(n, d)[:, layout_permutation(d)]``
+    (for either ``spacing``, as long as both tables use the same one): the
+    permutation lists the even columns (the sines) and then the odd ones
     (the cosines), ``[0, 2, 4, .., d-2, 1, 3, .., d-1]``. Its inverse,
     ``torch.argsort(layout_permutation(d))``, goes back.
 
@@ -265,8 +311,9 @@ def apply_rope(
 
     Raises:
         TypeError: if ``x`` is not a floating tensor or positions are not numeric.
-        ValueError: if ``x`` has fewer than 2 dims, an odd last dimension, or
-            positions whose shape does not fit ``x``.
+        ValueError: if ``x`` has fewer than 2 dims, an odd last dimension,
+            positions whose shape does not fit ``x``, or a non-finite
+            (NaN or infinite) position.
     """
     x = check_float_tensor("x", x, min_dim=2)
     d, seq_len = x.shape[-1], x.shape[-2]
@@ -275,7 +322,7 @@ def apply_rope(
     layout = check_choice("layout", layout, ("interleaved", "half"))
     if positions is None:
         positions = torch.arange(seq_len, device=x.device)
-    positions = check_position_tensor("positions", positions, allow_float=True)
+    positions = _check_positions("positions", positions, allow_float=True)
     _check_positions_fit(positions, x)
     angles = _rope_angles(positions.to(x.device), d, base=base, freqs=freqs)
     return _rotate(x, torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype), layout)
@@ -328,8 +375,12 @@ def rope_cos_sin(
     Compute it once for all positions up to the longest input, then pass
     rows of it to ``apply_rope_cached`` (as Hugging Face transformers and
     torchtune do). Returns two tensors of shape ``(*positions.shape, d/2)``.
+
+    Raises:
+        TypeError: for non-numeric positions or a non-floating ``dtype``.
+        ValueError: for a non-finite position, or a bad ``d_model`` or ``base``.
     """
-    positions = check_position_tensor("positions", positions, allow_float=True)
+    positions = _check_positions("positions", positions, allow_float=True)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
     angles = _rope_angles(positions, d_model, base=base, freqs=None)
@@ -380,8 +431,13 @@ def rope_cis(
 
     Returns:
         complex tensor of shape ``(*positions.shape, d_model // 2)``.
+
+    Raises:
+        TypeError: for non-numeric positions, bad ``freqs`` or a non-complex ``dtype``.
+        ValueError: for a non-finite position, or a bad ``d_model``, ``base``
+            or ``freqs`` shape.
     """
-    positions = check_position_tensor("positions", positions, allow_float=True)
+    positions = _check_positions("positions", positions, allow_float=True)
     d_model = check_even("d_model", d_model)
     if dtype not in (torch.complex64, torch.complex128):
         raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype!r}")
@@ -461,8 +517,14 @@ def rope_cos_error(
         float64 tensor ``(n,)``: the largest ``|cos error|`` over the pairs at
         each position (chapter 10); ``inf`` where the angle overflows
         ``angle_dtype`` (float16 cannot hold positions past 65504).
+
+    Raises:
+        TypeError: for float positions (they must be integers) or a
+            non-floating ``angle_dtype``.
+        ValueError: for positions that are not one-dimensional, or NaN or
+            infinite (reported before the dtype rule).
     """
-    positions = check_position_tensor("positions", positions, allow_float=False)
+    positions = _check_positions("positions", positions, allow_float=False)
     if positions.dim() != 1:
         raise ValueError(f"positions must be one-dimensional, got shape {tuple(positions.shape)}")
     if not isinstance(angle_dtype, torch.dtype) or not angle_dtype.is_floating_point:
@@ -488,6 +550,25 @@ def _as_pairs(x: torch.Tensor) -> torch.Tensor:
         return x.view(torch.complex64 if x.dtype == torch.float32 else torch.complex128)
     except RuntimeError:  # last dimension not of stride 1, or an odd offset or stride
         return torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
+
+
+def _check_positions(name: str, positions: object, *, allow_float: bool) -> torch.Tensor:
+    """``check_position_tensor``, plus: every position must be finite.
+
+    A NaN or infinite position would otherwise flow silently into NaN angles
+    and NaN outputs. Only floating tensors can hold one, and they are checked
+    before the dtype rule, so a NaN passed where integers are required also
+    raises this ``ValueError`` (finite floats there still raise ``TypeError``).
+    """
+    positions = check_position_tensor(name, positions, allow_float=True)
+    if positions.is_floating_point():
+        finite = torch.isfinite(positions)
+        if not bool(finite.all()):
+            bad = float(positions[~finite].flatten()[0])
+            raise ValueError(f"{name} must be finite (no NaN or infinity), got {bad}")
+        if not allow_float:
+            check_position_tensor(name, positions, allow_float=False)
+    return positions
 
 
 def _check_positions_fit(positions: torch.Tensor, x: torch.Tensor) -> None:
@@ -627,26 +708,35 @@ def t5_relative_bucket(
                           / log(max_distance / (B/2)) * (B - B/2)))  otherwise
 
     so small distances each get a bucket and larger ones share logarithmically
-    wider buckets; every distance from ``max_distance`` on lands in the last
-    one. The logarithm is taken in float32, as in the reference code.
+    wider buckets. Every distance from ``max_distance`` on lands in the last
+    bucket, but because of the floor the last bucket *starts* earlier: with
+    T5's 32 buckets and ``max_distance=128`` at distance 91 in the encoder
+    (bidirectional) and 113 in the decoder. The logarithm is taken in
+    float32, as in the reference code (Mesh TensorFlow's
+    ``_relative_position_bucket``, ported as
+    ``T5Attention._relative_position_bucket`` in transformers'
+    ``models/t5/modeling_t5.py``; ``tests/test_transformers_encodings.py``
+    compares the two).
 
     Args:
         relative_position: integer tensor (or sequence) ``j - i``, any shape.
         bidirectional: encoder (True) or decoder (False) bucketing.
         num_buckets: number of buckets (>= 2; even if bidirectional). T5 uses 32.
-        max_distance: distance from which all positions share the last bucket;
-            must exceed the exact range (``num_buckets / 2``, or a quarter of it
-            if bidirectional). T5 uses 128.
+        max_distance: distance from which all positions are sure to share the
+            last bucket (it may start earlier, see above); must exceed the
+            exact range (``num_buckets / 2``, or a quarter of it if
+            bidirectional). T5 uses 128.
 
     Returns:
         int64 tensor of the shape of ``relative_position``, in
         ``[0, num_buckets)``.
 
     Raises:
-        TypeError: for non-integer positions or sizes.
-        ValueError: for sizes that break the rules above.
+        TypeError: for non-integer (finite) positions or sizes.
+        ValueError: for NaN or infinite positions, or sizes that break the
+            rules above.
     """
-    rel = check_position_tensor("relative_position", relative_position, allow_float=False)
+    rel = _check_positions("relative_position", relative_position, allow_float=False)
     if not isinstance(bidirectional, bool):
         raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
     num_buckets = check_positive_int("num_buckets", num_buckets)
@@ -675,8 +765,20 @@ class LearnedPositionalEmbedding(nn.Module):
     """A learned table of position vectors, as in BERT (Devlin et al., 2019) and GPT-2.
 
     Equation: ``P[p] = W[p]`` for a trainable ``W`` of shape ``(max_len, d_model)``,
-    added to the token embeddings. The table is initialised from ``N(0, 0.02^2)``,
-    as in BERT and GPT-2. Positions outside ``[0, max_len)`` have no vector: the
+    added to the token embeddings. The table is initialised from a plain
+    normal ``N(0, 0.02^2)``. The two models this follows initialise it
+    differently:
+
+    * BERT (google-research/bert, ``modeling.py``, ``embedding_postprocessor``
+      with ``create_initializer(initializer_range)``) draws the
+      ``position_embeddings`` table from
+      ``tf.truncated_normal_initializer(stddev=0.02)``, a normal with
+      parameter 0.02 cut at two standard deviations;
+    * OpenAI's GPT-2 code (openai/gpt-2, ``src/model.py``, ``model``) draws
+      ``wpe`` from ``tf.random_normal_initializer(stddev=0.01)`` and the
+      token table ``wte`` from ``stddev=0.02``.
+
+    The book keeps BERT's figure 0.02, untruncated. Positions outside ``[0, max_len)`` have no vector: the
     policy here is to raise a ``ValueError`` that says so, rather than index out
     of range (real models truncate the input or interpolate the table).
 
@@ -702,11 +804,12 @@ class LearnedPositionalEmbedding(nn.Module):
 
         Raises:
             TypeError: if ``positions`` is not an integer tensor.
-            ValueError: if a position is negative or ``>= max_len``.
+            ValueError: if a position is negative, ``>= max_len``, or NaN or
+                infinite (reported before the dtype rule).
         """
         if not isinstance(positions, torch.Tensor):
             raise TypeError(f"positions must be a torch.Tensor of integers, got {type(positions).__name__}")
-        positions = check_position_tensor("positions", positions, allow_float=False)
+        positions = _check_positions("positions", positions, allow_float=False)
         if positions.numel():
             lo, hi = int(positions.min()), int(positions.max())
             if lo < 0 or hi >= self.max_len:

@@ -65,6 +65,73 @@ def test_frequencies_formula_and_range():
     torch.testing.assert_close(ratios, torch.full_like(ratios, 10000 ** (2 / 512)))
 
 
+def reference_timing_signal_1d(length: int, channels: int, min_timescale: float = 1.0,
+                               max_timescale: float = 1.0e4) -> np.ndarray:
+    """tensor2tensor's ``get_timing_signal_1d`` (tensor2tensor/layers/common_attention.py),
+    its published formula written out in NumPy float64, without the leading batch axis:
+
+        log_timescale_increment = log(max_timescale / min_timescale) / max(channels // 2 - 1, 1)
+        inv_timescales = min_timescale * exp(arange(channels // 2) * -log_timescale_increment)
+        signal = concat([sin(position * inv_timescales), cos(position * inv_timescales)])
+    """
+    position = np.arange(length, dtype=np.float64)
+    num_timescales = channels // 2
+    increment = math.log(max_timescale / min_timescale) / max(num_timescales - 1, 1)
+    inv_timescales = min_timescale * np.exp(np.arange(num_timescales, dtype=np.float64) * -increment)
+    scaled_time = position[:, None] * inv_timescales[None, :]
+    return np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
+
+
+@pytest.mark.parametrize("spacing", ["vaswani", "tensor2tensor"])
+def test_frequencies_spacing_rejects_unknown_and_keeps_default(spacing):
+    assert torch.equal(enc.frequencies(16), enc.frequencies(16, spacing="vaswani"))
+    assert enc.frequencies(16, spacing=spacing)[0] == 1.0
+    with pytest.raises(ValueError, match="spacing must be one of 'vaswani', 'tensor2tensor'"):
+        enc.frequencies(16, spacing="fairseq")
+
+
+def test_tensor2tensor_spacing_formula_and_slowest_wavelength():
+    # w_i = base^(-i/(d/2 - 1)): for d = 8, exponents 0, 1/3, 2/3, 1.
+    torch.testing.assert_close(enc.frequencies(8, spacing="tensor2tensor"),
+                               torch.tensor([1.0, 1e4 ** (-1 / 3), 1e4 ** (-2 / 3), 1e-4], dtype=torch.float64))
+    for d, base in [(4, 10000.0), (64, 10000.0), (512, 500000.0)]:
+        slowest = 2 * math.pi / float(enc.frequencies(d, base=base, spacing="tensor2tensor")[-1])
+        assert slowest == pytest.approx(2 * math.pi * base, rel=1e-12)            # exactly 2*pi*base
+        assert 2 * math.pi / float(enc.frequencies(d, base=base)[-1]) < 0.99 * slowest  # the paper's: below
+    # d = 2: tensor2tensor divides by max(d/2 - 1, 1) = 1, and exp(0) = 1.
+    assert enc.frequencies(2, spacing="tensor2tensor").tolist() == [1.0]
+
+
+@pytest.mark.parametrize("length,channels", [(1, 2), (10, 4), (50, 16), (128, 64), (300, 512)])
+def test_tensor2tensor_table_matches_get_timing_signal_1d(length, channels):
+    ref = torch.from_numpy(reference_timing_signal_1d(length, channels))
+    ours = enc.sinusoidal(length, channels, layout="concat", spacing="tensor2tensor")
+    assert ours.shape == (length, channels) and ours.dtype == torch.float32
+    torch.testing.assert_close(ours, ref.float(), atol=1e-6, rtol=0)
+    at = enc.sinusoidal_at(torch.arange(length), channels, layout="concat", spacing="tensor2tensor",
+                           dtype=torch.float64)
+    torch.testing.assert_close(at, ref, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("d", [8, 64])
+def test_tensor2tensor_table_is_not_a_permutation_of_the_papers(d):
+    """Same layout, other frequencies: no column order turns one table into the other."""
+    paper_w = enc.frequencies(d)
+    t2t_w = enc.frequencies(d, spacing="tensor2tensor")
+    # Only pair 0 (w_0 = 1) has a frequency the paper's encoding also uses.
+    shared = [i for i in range(d // 2) if torch.isclose(paper_w, t2t_w[i], rtol=1e-9, atol=0).any()]
+    assert shared == [0]
+    # So no column order maps one table onto the other: every row, sorted, differs.
+    paper = enc.sinusoidal(200, d, layout="concat")
+    t2t = enc.sinusoidal(200, d, layout="concat", spacing="tensor2tensor")
+    gap = (paper.sort(dim=1).values - t2t.sort(dim=1).values).abs().amax(dim=1)
+    assert (gap[1:] > 1e-3).all() and gap[0] == 0      # position 0 is [0 .. 0 | 1 .. 1] in both
+    # The layout permutation still links the two layouts within one spacing.
+    perm = enc.layout_permutation(d)
+    inter = enc.sinusoidal(200, d, spacing="tensor2tensor")
+    assert torch.equal(t2t, inter[:, perm])
+
+
 # ---------------------------------------------------------------- sinusoidal
 @pytest.mark.parametrize("seq_len,d,base", [(1, 2, 10000.0), (7, 6, 10000.0), (50, 16, 10000.0), (20, 10, 100.0)])
 def test_sinusoidal_matches_paper_formula(seq_len, d, base):
@@ -332,6 +399,15 @@ def test_t5_bucket_values_by_hand():
     assert dec.tolist() == [0, 0, 1, 15, 16, 21, 31]  # 16 + floor(log(2) / log(8) * 16) = 21
 
 
+@pytest.mark.parametrize("bidirectional,last,first_distance", [(True, 15, 91), (False, 31, 113)])
+def test_t5_last_bucket_starts_before_max_distance(bidirectional, last, first_distance):
+    """The floor makes T5's last bucket start at 91 (encoder) / 113 (decoder), not at 128."""
+    back = torch.arange(0, 400)
+    buckets = enc.t5_relative_bucket(-back, bidirectional=bidirectional)
+    assert int(back[buckets == last].min()) == first_distance
+    assert (buckets[first_distance:] == last).all() and int(buckets[first_distance - 1]) == last - 1
+
+
 def test_t5_bucket_is_monotone_in_distance_and_keeps_shape():
     rel = torch.arange(0, 400).reshape(20, 20)
     back = enc.t5_relative_bucket(-rel)
@@ -412,6 +488,43 @@ BAD_INPUTS = [
     (lambda: enc.LearnedPositionalEmbedding(8, 8)(torch.tensor([0.0, 1.0])), TypeError, "positions must have an integer dtype"),
     (lambda: enc.LearnedPositionalEmbedding(8, 8)([0, 1]), TypeError, "positions must be a torch.Tensor"),
 ]
+
+NAN, INF = float("nan"), float("inf")
+NON_FINITE_POSITIONS = [
+    ("sinusoidal_at", lambda p: enc.sinusoidal_at(p, 4)),
+    ("sinusoidal_at t2t", lambda p: enc.sinusoidal_at(p, 4, layout="concat", spacing="tensor2tensor")),
+    ("apply_rope", lambda p: enc.apply_rope(torch.randn(3, 4), p)),
+    ("apply_rope half", lambda p: enc.apply_rope(torch.randn(3, 4), p, layout="half")),
+    ("apply_rope freqs", lambda p: enc.apply_rope(torch.randn(3, 4), p, freqs=torch.ones(2, dtype=torch.float64))),
+    ("rope_cos_sin", lambda p: enc.rope_cos_sin(p, 4)),
+    ("rope_cis", lambda p: enc.rope_cis(p, 4)),
+    ("rope_cos_error", lambda p: enc.rope_cos_error(p, 4, angle_dtype=torch.bfloat16)),
+    ("t5_relative_bucket", lambda p: enc.t5_relative_bucket(p)),
+    ("LearnedPositionalEmbedding", lambda p: enc.LearnedPositionalEmbedding(8, 4)(p)),
+]
+
+
+@pytest.mark.parametrize("bad", [NAN, INF, -INF], ids=["nan", "inf", "-inf"])
+@pytest.mark.parametrize("name,call", NON_FINITE_POSITIONS, ids=[n for n, _ in NON_FINITE_POSITIONS])
+def test_non_finite_positions_raise_naming_positions(name, call, bad):
+    """A NaN or infinite position used to flow silently into NaN outputs."""
+    with pytest.raises(ValueError, match=r"position.* must be finite \(no NaN or infinity\), got"):
+        call(torch.tensor([0.0, bad, 2.0]))
+    if name.startswith("sinusoidal_at"):   # a plain sequence too, as in the issue
+        with pytest.raises(ValueError, match="positions must be finite"):
+            call([0.0, bad, 2.0])
+
+
+def test_issue_examples_non_finite_positions():
+    with pytest.raises(ValueError, match="positions must be finite"):
+        enc.apply_rope(torch.randn(3, 4), torch.tensor([0.0, NAN, 2.0]))
+    with pytest.raises(ValueError, match="positions must be finite"):
+        enc.sinusoidal_at([0.0, INF], 4)
+    # Finite float positions still work where floats are allowed, and still
+    # raise TypeError where integers are required.
+    assert torch.isfinite(enc.apply_rope(torch.randn(3, 4), torch.tensor([0.0, 0.5, 2.0]))).all()
+    with pytest.raises(TypeError, match="relative_position must have an integer dtype"):
+        enc.t5_relative_bucket(torch.tensor([1.5]))
 
 
 @pytest.mark.parametrize("call,exc,message", BAD_INPUTS, ids=[m for _, _, m in BAD_INPUTS])
