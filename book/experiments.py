@@ -57,6 +57,7 @@ __all__ = [
     "summary_table",
     "conclusions",
     "within_and_past",
+    "by_range",
     "benchmark_report",
     "main",
 ]
@@ -202,6 +203,15 @@ def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tupl
     return list(zip(members, losses))
 
 
+#: Steps per point of a stored loss curve (each point is the mean over its steps).
+LOSS_EVERY = 10
+
+
+def _loss_curve(losses: Sequence[float]) -> list[float]:
+    """The training loss averaged over each block of ``LOSS_EVERY`` steps."""
+    return [round(sum(b) / len(b), 4) for b in (losses[i:i + LOSS_EVERY] for i in range(0, len(losses), LOSS_EVERY))]
+
+
 def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, Any]]:
     """Train and evaluate every seed of one scheme; runs in a worker process.
     ``train_seconds`` is the job's training time shared equally by its seeds."""
@@ -217,6 +227,7 @@ def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, An
             "seed": seed,
             "curve": evaluate(model, config, seed),
             "final_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
+            "loss_curve": _loss_curve(losses),
             "train_seconds": round(share, 2),
             "eval_seconds": round(time.perf_counter() - t, 2),
         })
@@ -293,6 +304,47 @@ def within_and_past(results: dict[str, Any]) -> tuple[dict[str, list[float]], di
         within[scheme] = [_mean(r["curve"][:cut]) for r in per_seed.values()]
         past[scheme] = [_mean(r["curve"][cut:]) for r in per_seed.values()]
     return within, past
+
+
+#: Ranges of test positions reported by ``by_range``, as multiples of the
+#: training length ``L``: within ``[0, L)``, then ``(1, 1.25]``, ... ``(2, 4]``.
+RANGES = ((0.0, 1.0), (1.0, 1.25), (1.25, 1.5), (1.5, 2.0), (2.0, 4.0))
+
+
+def by_range(results: dict[str, Any], ranges: Sequence[tuple[float, float]] = RANGES) -> dict[str, dict[str, list[float]]]:
+    """Each seed's mean accuracy over ranges of test positions, per scheme.
+
+    A range ``(a, b)`` covers the target indices ``p`` with
+    ``a * L <= p < b * L`` (``L`` the training length), so for ``L = 32`` the
+    default ranges are positions 0-31, 32-39, 40-47, 48-63 and 64-127; the
+    first holds the positions seen in training. A range past the end of the
+    curves is left out.
+
+    Returns:
+        ``{scheme: {"0-1x": [one mean per seed], "1-1.25x": [...], ...}}``.
+
+    Raises:
+        TypeError: if ``results`` is not what ``run`` returns.
+        ValueError: for a range that is empty or does not increase.
+    """
+    if not isinstance(results, dict) or "config" not in results or "runs" not in results:
+        raise TypeError("results must be the dict that experiments.run returns, with 'config' and 'runs'")
+    if results["config"]["task"] == "copy":
+        raise ValueError("by_range reads accuracy by position; the copy task's curves are by length n")
+    L = results["config"]["train_len"]
+    out: dict[str, dict[str, list[float]]] = {}
+    for a, b in ranges:
+        if not (0 <= a < b) or math.isclose(a * L, b * L) or int(math.ceil(a * L)) >= int(math.ceil(b * L)):
+            raise ValueError(f"each range must be (a, b) with 0 <= a < b covering a position, got {(a, b)}")
+    for scheme, per_seed in results["runs"].items():
+        out[scheme] = {}
+        for a, b in ranges:
+            lo, hi = int(math.ceil(a * L)), int(math.ceil(b * L))
+            curves = [r["curve"][lo:hi] for r in per_seed.values()]
+            if any(not [c for c in curve if c is not None] for curve in curves):
+                continue
+            out[scheme][f"{a:g}-{b:g}x"] = [_mean(curve) for curve in curves]
+    return out
 
 
 def _mean(curve: Sequence[float | None]) -> float:

@@ -182,3 +182,31 @@ def test_within_and_past_splits_each_curve_at_the_training_length():
     assert past == {"a": [0.375, 0.0]}
     with pytest.raises(TypeError, match="results must be the dict"):
         ex.within_and_past({"runs": {}})
+
+
+def test_by_range_splits_curves_at_multiples_of_the_training_length():
+    results = {"config": {"train_len": 4, "task": "local_sum"},
+               "runs": {"a": {"0": {"curve": [None, 1.0, 1.0, 1.0, 0.5, 0.0, 1.0, 0.0, 0.25] + [0.1] * 7},
+                              "1": {"curve": [None] + [0.0] * 15}}}}
+    got = ex.by_range(results)["a"]
+    assert list(got) == ["0-1x", "1-1.25x", "1.25-1.5x", "1.5-2x", "2-4x"]
+    assert got["0-1x"] == [1.0, 0.0]            # positions 0-3, None skipped
+    assert got["1-1.25x"] == [0.5, 0.0]         # position 4
+    assert got["1.25-1.5x"] == [0.0, 0.0]       # position 5
+    assert got["1.5-2x"] == [0.5, 0.0]          # positions 6-7
+    assert got["2-4x"] == [pytest.approx((0.25 + 0.7) / 8), 0.0]   # positions 8-15
+    assert list(ex.by_range(results, [(0, 1), (4, 8)])["a"]) == ["0-1x"]   # past the curves: left out
+    with pytest.raises(ValueError, match="each range must be"):
+        ex.by_range(results, [(1, 1)])
+    with pytest.raises(ValueError, match="copy task"):
+        ex.by_range({"config": {"train_len": 4, "task": "copy"}, "runs": {}})
+    with pytest.raises(TypeError, match="results must be the dict"):
+        ex.by_range([])
+
+
+def test_results_keep_a_loss_curve_per_seed():
+    cfg = ex.Config(task="local_sum", schemes=("none",), seeds=(0,), steps=25, train_len=6, test_len=8, eval_seqs=8)
+    run = ex.run(cfg, workers=1, progress=False)["runs"]["none"]["0"]
+    assert len(run["loss_curve"]) == 3                      # steps 1-10, 11-20, 21-25
+    assert run["loss_curve"][0] > run["loss_curve"][-1]     # it learns
+    assert run["final_loss"] > 0
