@@ -190,9 +190,10 @@ def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tupl
 
     For the fixed-length tasks the seeds train as one ensemble
     (``book.ensemble.train_together``), which equals training each with
-    ``train_model`` up to float rounding; the copy task trains them one by one.
+    ``train_model`` up to float rounding; the copy task trains them one by one,
+    and a single seed trains alone (``train_model``).
     """
-    if config.task == "copy":
+    if config.task == "copy" or len(seeds) == 1:
         return [train_model(config, scheme, seed) for seed in seeds]
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
@@ -235,12 +236,22 @@ def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, An
 
 
 def run(
-    config: Config = Config(), *, workers: int = 2, progress: bool = True, start_method: str = "spawn"
+    config: Config = Config(),
+    *,
+    workers: int = 2,
+    progress: bool = True,
+    start_method: str = "spawn",
+    together: bool = True,
 ) -> dict[str, Any]:
     """Run every (scheme, seed) job and return the results as a JSON-ready dict.
 
-    ``curve`` is accuracy by position (``fibonacci``; ``None`` where nothing
-    is scored) or the fraction of whole copies right by ``n`` (``copy``).
+    ``curve`` is accuracy by position (``fibonacci``, ``local_sum``; ``None``
+    where nothing is scored) or the fraction of whole copies right by ``n``
+    (``copy``). With ``together=True`` (the default) one job trains every seed
+    of a scheme as one ensemble (``train_models``); with ``together=False``
+    each (scheme, seed) is a job of its own, trained alone (``train_model``):
+    the same results up to float rounding, more slowly (the benchmark's
+    baseline).
     With ``workers > 1`` the jobs run in worker processes started with
     ``start_method``: ``"spawn"`` (safe anywhere, e.g. in a notebook) or
     ``"fork"`` (Linux; the command line uses it, since forked workers start
@@ -250,7 +261,12 @@ def run(
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if start_method not in ("spawn", "fork", "forkserver"):
         raise ValueError(f"start_method must be 'spawn', 'fork' or 'forkserver', got {start_method!r}")
-    jobs = [(scheme, config.seeds) for scheme in config.schemes]
+    if not isinstance(together, bool):
+        raise TypeError(f"together must be True or False, got {together!r}")
+    if together:
+        jobs = [(scheme, config.seeds) for scheme in config.schemes]
+    else:
+        jobs = [(scheme, (seed,)) for scheme in config.schemes for seed in config.seeds]
     start = time.perf_counter()
     if workers == 1:
         done = _iterate((_job(config, s, seeds) for s, seeds in jobs), len(jobs), progress)
@@ -276,7 +292,7 @@ def _iterate(results, total: int, progress: bool) -> list[dict[str, Any]]:
     if progress:
         from tqdm.auto import tqdm
 
-        results = tqdm(results, total=total, desc="schemes", unit="scheme", file=sys.stderr)
+        results = tqdm(results, total=total, desc="jobs", unit="job", file=sys.stderr)
     return list(results)
 
 
@@ -420,6 +436,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--benchmark", action="store_true",
                    help="print the wall time of the run, seconds per scheme and steps per second")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--separate", action="store_true",
+                   help="train every seed alone instead of the seeds of a scheme together (same results up to "
+                        "rounding, slower; the benchmark's baseline)")
     return p
 
 
@@ -432,7 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TypeError, ValueError) as err:
         _parser().error(str(err))
     start_method = "fork" if sys.platform == "linux" else "spawn"
-    results = run(config, workers=args.workers, progress=not args.quiet, start_method=start_method)
+    results = run(config, workers=args.workers, progress=not args.quiet, start_method=start_method,
+                  together=not args.separate)
     print(summary_table(results))
     if args.benchmark:
         print(benchmark_report(results))

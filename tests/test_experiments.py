@@ -210,3 +210,13 @@ def test_results_keep_a_loss_curve_per_seed():
     assert len(run["loss_curve"]) == 3                      # steps 1-10, 11-20, 21-25
     assert run["loss_curve"][0] > run["loss_curve"][-1]     # it learns
     assert run["final_loss"] > 0
+
+
+def test_separate_jobs_are_the_single_model_path():
+    cfg = ex.Config(task="local_sum", schemes=("rope",), seeds=(0, 1), steps=15, train_len=6, test_len=8, eval_seqs=16)
+    apart = ex.run(cfg, workers=1, progress=False, together=False)["runs"]["rope"]
+    for seed in cfg.seeds:
+        model, _ = ex.train_model(cfg, "rope", seed)
+        assert apart[str(seed)]["curve"] == ex.evaluate(model, cfg, seed)   # exactly train_model's
+    with pytest.raises(TypeError, match="together must be True or False"):
+        ex.run(cfg, together="yes")
