@@ -1,0 +1,66 @@
+"""Wall time of chapter 8's experiment against a baseline, side by side.
+
+The baseline is the experiment as the book ran it before seeds were trained
+together: the fibonacci task, 5 schemes x 3 seeds, 300 steps, every model
+trained alone (``--separate``). The candidate is whatever command line is
+given after ``--`` (default: ``python -m book.experiments``, today's default
+experiment). Each round runs the baseline and the candidate one after the
+other, so that both see the same machine; the ratio printed is the median
+over rounds of the same-round ratios. Run from the repository root::
+
+    python benchmarks/experiment_speed.py               # 3 rounds
+    python benchmarks/experiment_speed.py --rounds 1 -- --steps 500
+
+The times are the experiments' own clocks (``--benchmark``: training and
+testing, from the first job to the last), not including Python's start-up.
+The README quotes the output with the machine it came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+
+BASELINE = ["--task", "fibonacci", "--schemes", "none", "sinusoidal", "learned", "rope", "alibi",
+            "--seeds", "0", "1", "2", "--steps", "300", "--separate"]
+
+
+def wall_time(args: list[str]) -> tuple[float, str]:
+    """Run ``python -m book.experiments ARGS --benchmark --quiet``; return its wall time and headline."""
+    out = subprocess.run([sys.executable, "-m", "book.experiments", *args, "--benchmark", "--quiet"],
+                         capture_output=True, text=True, check=True).stdout
+    match = re.search(r"wall time ([0-9.]+) s for (\d+) models \(([0-9,]+) training steps", out)
+    if match is None:
+        raise RuntimeError(f"no wall time in the experiment's output:\n{out}")
+    return float(match.group(1)), f"{match.group(2)} models, {match.group(3)} steps"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3, help="baseline/candidate pairs (default 3)")
+    parser.add_argument("--baseline", default=" ".join(BASELINE),
+                        help="options of the baseline run (default: %(default)s)")
+    parser.add_argument("candidate", nargs="*", help="options for the candidate run, after --")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    rows, ratios = [], []
+    for r in range(1, args.rounds + 1):
+        base, base_what = wall_time(args.baseline.split())
+        cand, cand_what = wall_time(args.candidate)
+        ratios.append(cand / base)
+        rows.append(f"| {r} | {base:.1f} s | {cand:.1f} s | {cand / base:.2f}x |")
+    print(f"baseline: {base_what} (book.experiments {args.baseline})")
+    print(f"candidate: {cand_what} (book.experiments {' '.join(args.candidate) or '(default)'})")
+    print("| round | baseline | candidate | candidate / baseline |")
+    print("|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    print(f"median ratio: {statistics.median(ratios):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
