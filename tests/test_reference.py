@@ -161,6 +161,14 @@ def test_reference_page_names_the_chapters_that_use_it(module):
     )
 
 
+def test_every_chapter_calls_setup():
+    """reference/index.md says so."""
+    assert "every chapter calls {py:func}`book.setup`" in (ROOT / "reference" / "index.md").read_text()
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        assert any("book.setup(" in "".join(c["source"]) for c in cells if c["cell_type"] == "code"), path.name
+
+
 def test_chapter_usage_detection():
     # A module every chapter imports, one that only chapter 1 imports, and one none imports.
     assert len(chapters_using("plots")) >= 10
