@@ -234,7 +234,8 @@ ROLE_NOTEBOOK = {
         "# Roles\n\n",
         "Full name {py:func}`book.encodings.apply_rope`, short {py:func}`~book.encodings.apply_rope`, ",
         "a class {py:class}`book.models.TinyTransformer`, a module {py:mod}`book.scaling`, ",
-        "a constant {py:data}`book.models.SCHEMES`.\n"]}],
+        "a constant {py:data}`book.models.SCHEMES`, a method {py:meth}`book.models.TinyTransformer.forward`, ",
+        "own text {py:func}`RoPE <book.encodings.apply_rope_cached>`, no domain {func}`book.scaling.yarn_frequencies`.\n"]}],
     "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
     "nbformat": 4, "nbformat_minor": 5,
 }
@@ -267,8 +268,10 @@ def test_role_in_notebook_markdown_links_to_the_entry(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     html = (tmp_path / "out" / "chapter.html").read_text(encoding="utf-8")
     for anchor in ("book.encodings.apply_rope", "book.models.TinyTransformer", "module-book.scaling",
-                   "book.models.SCHEMES"):
+                   "book.models.SCHEMES", "book.models.TinyTransformer.forward", "book.encodings.apply_rope_cached",
+                   "book.scaling.yarn_frequencies"):
         assert f'href="api.html#{anchor}"' in html, f"no link to {anchor}"
     api = (tmp_path / "out" / "api.html").read_text(encoding="utf-8")
+    assert ">RoPE<" in html and "apply_rope()" in html  # own text; "~" shows the short name
     assert 'id="book.encodings.apply_rope"' in api
     assert "https://docs.pytorch.org/docs/2.13/tensors.html#torch.Tensor" in api
