@@ -132,6 +132,13 @@ def write_student_notebooks(source_dir: Path, out_dir: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``python -m book.classroom`` with ``argv`` (default: ``sys.argv[1:]``).
+
+    ``student OUT_DIR [--notebooks DIR]`` writes the students' copies with
+    ``write_student_notebooks``, prints each path written and returns 0. A
+    missing folder or an invalid notebook exits through ``argparse`` with
+    status 2 and the error message.
+    """
     parser = argparse.ArgumentParser(prog="python -m book.classroom", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -62,6 +62,7 @@ __all__ = [
     "main",
 ]
 
+#: The tasks the experiment can train on (``Config.task``, ``--task``).
 TASKS = ("fibonacci", "local_sum", "copy")
 #: The schemes of the committed results (``notebooks/results``); ``"t5"`` is
 #: trained when asked for with ``schemes``.
@@ -117,6 +118,7 @@ class Config:
 
     @property
     def vocab_size(self) -> int:
+        """The number of token ids the model embeds (digits 0..9, plus BOS and SEP for ``copy``)."""
         return 12 if self.task == "copy" else 10
 
     @property
@@ -443,6 +445,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``python -m book.experiments`` with ``argv`` (default: ``sys.argv[1:]``).
+
+    Prints the summary table (and, with ``--benchmark``, the timing report),
+    writes JSON with ``--output``, and returns 0. Invalid options exit through
+    ``argparse`` with status 2 and a message naming the option.
+    """
     args = _parser().parse_args(argv)
     try:
         config = Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds), steps=args.steps,

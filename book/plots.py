@@ -51,7 +51,10 @@ __all__ = [
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
+#: Diverging colormap for signed values (``heatmap(signed=True)``: ``[-vmax, vmax]``, white at 0).
 SIGNED_CMAP = "RdBu_r"
+#: Perceptually uniform colormap for non-negative values (``heatmap(signed=False)``;
+#: the default ``image.cmap`` of ``use_style``).
 POSITIVE_CMAP = "viridis"
 
 

@@ -7,8 +7,10 @@ to the site's own files, show every image (each with alt text), typeset its
 math, keep its headings in order, link only to pages and anchors that exist,
 stay under 3 MB (its own HTML and images; and all it transfers on a first
 visit, text gzip-compressed as a server sends it), and (for chapters with an
-explorer) carry its static twin.
-The animation player must play.
+explorer) carry its static twin. The pages include the library reference.
+The animation player must play; a link to a function in the reference must
+lead to its entry; search must work, served and opened from file:// (the
+folder of files), with no console errors.
 
 Without Chromium the test is skipped, unless REQUIRE_BROWSER=1 (set by CI),
 in which case it fails.
@@ -31,7 +33,15 @@ from conftest import PAGE_WEIGHTS
 ROOT = Path(__file__).resolve().parents[1]
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
-PAGES = [TOC["root"]] + [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
+
+
+def _files(entries) -> list[str]:
+    """Files of the table of contents in reading order: each chapter, then its sections."""
+    return [f for e in entries for f in [e["file"], *_files(e.get("sections", []))]]
+
+
+PAGES = [TOC["root"]] + _files(ch for part in TOC["parts"] for ch in part["chapters"])
+REFERENCE_PAGES = [p for p in PAGES if p.startswith("reference/")]
 MAX_PAGE_BYTES = 3 * 1024 * 1024
 
 
@@ -254,3 +264,80 @@ def test_animation_player_plays(visits):
         icons = page.eval_on_selector_all("button[onclick*='play_animation'] svg, "
                                           "button[onclick*='play_animation'] i", "els => els.length")
         assert icons >= 1, f"the player's buttons on {name} have no icons"
+
+
+def test_reference_pages_document_the_library(visits):
+    assert len(REFERENCE_PAGES) >= 10, "the library reference is missing from the table of contents"
+    for name in REFERENCE_PAGES[1:]:
+        page = visits[name].page
+        module = "book." + name.removeprefix("reference/")
+        entries = page.eval_on_selector_all("dl.py dt[id]", "els => els.map(e => e.id)")
+        assert f"module-{module}" in page.content(), f"{name} does not document {module}"
+        assert entries and all(e.startswith(module + ".") for e in entries), f"{name}: entries {entries[:5]}"
+        chapters = page.eval_on_selector_all("article p:first-of-type a.reference.internal",
+                                             "els => els.map(e => e.getAttribute('href'))")
+        assert name.endswith(("ensemble", "classroom")) or chapters, f"{name} names no chapter that uses it"
+        # Types link to the vendored inventories' sites, never to a missing local page.
+        outside = page.eval_on_selector_all("dl.py a.reference.external", "els => els.map(e => e.href)")
+        assert all(h.startswith(("https://docs.python.org/3.11/", "https://docs.pytorch.org/docs/2.13/",
+                                 "https://numpy.org/doc/", "https://matplotlib.org/",
+                                 "https://nbformat.readthedocs.io/")) for h in outside), outside
+    encodings = visits["reference/encodings"].page
+    torch_links = encodings.eval_on_selector_all(
+        "dl.py a[href='https://docs.pytorch.org/docs/2.13/tensors.html#torch.Tensor']", "els => els.length")
+    raises = encodings.eval_on_selector_all(
+        "dl.py a[href='https://docs.python.org/3.11/library/exceptions.html#ValueError']", "els => els.length")
+    assert torch_links > 0 and raises > 0, "torch.Tensor and ValueError do not link to their docs"
+
+
+def test_link_to_a_function_leads_to_its_entry(server, browser):
+    """A role like {py:func}`book.encodings.apply_rope` in prose links to the entry, which the browser shows."""
+    base, _ = server
+    visit = PageVisit(browser, base, TOC["root"])
+    try:
+        link = visit.page.locator("article a[href$='reference/encodings.html#book.encodings.apply_rope']").first
+        assert link.count() == 1, "the landing page has no link to book.encodings.apply_rope"
+        link.click()
+        visit.page.wait_for_url("**/reference/encodings.html#book.encodings.apply_rope")
+        entry = visit.page.locator("[id='book.encodings.apply_rope']")
+        assert entry.evaluate("e => e.tagName") == "DT"
+        assert "apply_rope(" in entry.inner_text()
+        assert entry.is_visible() and entry.evaluate("e => e.getBoundingClientRect().top") < 400
+        assert not visit.errors and not visit.failed and not visit.blocked
+    finally:
+        visit.close()
+
+
+def _search(browser, url: str):
+    context = browser.new_context()
+    blocked, errors = [], []
+    context.route("**/*", lambda r: r.continue_() if urlparse(r.request.url).scheme in ("file", "data")
+                  or urlparse(r.request.url).hostname == "127.0.0.1" else (blocked.append(r.request.url), r.abort()))
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url, wait_until="load")
+    page.wait_for_selector("#search-results li", timeout=20_000)
+    page.wait_for_timeout(1500)  # summaries, if any, are fetched after the results are listed
+    results = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.href)")
+    summaries = page.eval_on_selector_all("#search-results p.context", "els => els.length")
+    context.close()
+    return results, summaries, errors, blocked
+
+
+def test_search_from_file_url_has_no_console_errors(server, browser):
+    """The folder of files, opened from disk: results, no summaries (they cannot load), no errors."""
+    _, html_dir = server
+    results, summaries, errors, blocked = _search(browser, f"{html_dir.resolve().as_uri()}/search.html?q=ALiBi")
+    assert any("07_relative.html" in r for r in results), f"no ALiBi result: {results[:5]}"
+    assert not errors, f"console errors on search from file://: {errors[:3]}"
+    assert not blocked, blocked
+    assert summaries == 0
+
+
+def test_search_on_a_served_site_keeps_summaries(server, browser):
+    base, _ = server
+    results, summaries, errors, blocked = _search(browser, urljoin(base, "search.html?q=ALiBi"))
+    assert any("07_relative.html" in r for r in results), f"no ALiBi result: {results[:5]}"
+    assert summaries > 0, "a served site should show page summaries under the results"
+    assert not errors and not blocked, (errors[:3], blocked)
