@@ -9,8 +9,8 @@ why do they fail past the training length?":
   ``(0, 1)`` puts most of its weight there; if that mass falls past the
   training length, the head no longer finds the tokens it needs.
 * ``head_ablation``: the accuracy lost when one head's output is set to zero
-  (``TinyTransformer.head_mask``, as transformers' ``head_mask``), per head,
-  within and past the training length.
+  (``TinyTransformer.head_mask``; transformers 4's ``head_mask`` did the
+  same), per head, within and past the training length.
 """
 
 from __future__ import annotations

@@ -138,7 +138,8 @@ class TinyTransformer(nn.Module):
         self.rope_freqs: torch.Tensor | None = None
         self.rope_factor = 1.0
         #: ``(n_layers, n_heads)`` factors on each head's output, or None (all 1).
-        #: A 0 silences a head, as transformers' ``head_mask`` does; see ``book.mechanism``.
+        #: A 0 silences a head (the ``head_mask`` argument of transformers 4's
+        #: models did the same); see ``book.mechanism``.
         self.head_mask: torch.Tensor | None = None
 
     def set_rope_scaling(

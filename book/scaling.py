@@ -213,8 +213,8 @@ def yarn_frequencies(
     checkpoints run (jquesnelle/yarn; transformers' ``_compute_yarn_parameters``
     with default settings), linear in the pair index; ``ramp="paper"`` is the
     paper's eq. 18, linear in the number of turns. They are different
-    functions (see ``yarn_ramp``); the paper itself calls the released code "a
-    variant" (section 3.2).
+    functions (see ``yarn_ramp``), and the book follows the code, which is what
+    trained YaRN checkpoints were fine-tuned with.
 
     The temperature ``t`` with ``sqrt(1/t) = 0.1 ln(s) + 1`` (eq. 22) multiplies
     the scores by ``1/t``; returned is ``sqrt(1/t)``, the factor applied to both

@@ -144,7 +144,12 @@ def test_t5_bias_is_one_learned_table_of_buckets_shared_by_layers():
         bias = m.position_bias(40)
         for i, j in [(0, 0), (5, 4), (39, 0), (3, 20), (20, 3)]:
             assert torch.equal(bias[:, i, j], m.rel_bias[:, buckets[i, j]])
-    assert sum(p is m.rel_bias for p in m.parameters()) == 1  # one table, not one per layer
+    # One table for the whole model, not one per layer: T5 adds n_heads x buckets parameters.
+    for layers in (1, 3):
+        sizes = [sum(p.numel() for p in models.TinyTransformer(10, position=s, d_model=16, n_heads=2,
+                                                               n_layers=layers).parameters())
+                 for s in ("t5", "none")]
+        assert sizes[0] - sizes[1] == 2 * models.T5_BUCKETS
     x = torch.randint(10, (2, 9), generator=gen())
     torch.nn.functional.cross_entropy(m(x).flatten(0, 1), x.flatten()).backward()
     assert m.rel_bias.grad is not None and m.rel_bias.grad[:, :9].abs().sum() > 0  # it learns
