@@ -75,10 +75,11 @@ def head_ablation(model: TinyTransformer, batch: Batch, split: int) -> dict[str,
     ("past").
 
     Returns:
-        ``{"within": (n_layers, n_heads), "past": (n_layers, n_heads),
-        "base_within": (), "base_past": ()}``: the drops in accuracy (base
-        minus ablated, float64; positive means the head was needed) and the
-        unablated accuracies. The model's ``head_mask`` is restored.
+        A dict of float64 tensors: ``"within"`` and ``"past"``, each
+        ``(n_layers, n_heads)``, the drop in accuracy when that head is
+        silenced (unablated minus ablated; positive means the head was
+        needed), and ``"base_within"`` and ``"base_past"``, the unablated
+        accuracies (scalars). The model's ``head_mask`` is restored.
 
     Raises:
         TypeError: as ``attention_on_offsets``.
