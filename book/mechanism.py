@@ -75,7 +75,7 @@ def head_ablation(model: TinyTransformer, batch: Batch, split: int) -> dict[str,
     ("past").
 
     Returns:
-        A dict of float64 tensors: ``"within"`` and ``"past"``, each
+        ``{name: float64 tensor}``: ``"within"`` and ``"past"``, each
         ``(n_layers, n_heads)``, the drop in accuracy when that head is
         silenced (unablated minus ablated; positive means the head was
         needed), and ``"base_within"`` and ``"base_past"``, the unablated
