@@ -45,6 +45,8 @@ __all__ = [
     "rope_score_curve",
     "alibi_panel",
     "experiment_curves",
+    "range_bars",
+    "loss_curves",
     "scaling_ratios",
     "rope_angle_errors",
 ]
@@ -503,14 +505,21 @@ def experiment_curves(
     schemes: Sequence[str] | None = None,
     seeds: str = "band",
     title: str | None = None,
+    chance: bool = False,
 ) -> None:
     """Chapter 8's picture: accuracy past the training length, from the JSON
     results of ``book.experiments``.
 
-    For ``fibonacci`` the x axis is the position in the test input; for
-    ``copy`` it is the number ``n`` of symbols copied. ``seeds="band"`` draws
-    each scheme's mean over seeds with a band from the worst to the best seed;
-    ``seeds="lines"`` draws every seed. A dotted line marks the training length.
+    For ``fibonacci`` and ``local_sum`` the x axis is the position in the test
+    input; for ``copy`` it is the number ``n`` of symbols copied.
+    ``seeds="band"`` draws each scheme's mean over seeds with a band from the
+    worst to the best seed; ``seeds="lines"`` draws every seed. A dotted line
+    marks the training length; ``chance=True`` adds a dashed line at chance
+    (1/10, a uniform guess among the ten digits; position tasks only).
+
+    Raises:
+        ValueError: for ``seeds`` other than ``"band"``/``"lines"``, or a
+            scheme not in the results.
     """
     if seeds not in ("band", "lines"):
         raise ValueError(f"seeds must be 'band' or 'lines', got {seeds!r}")
@@ -519,12 +528,12 @@ def experiment_curves(
     unknown = [s for s in schemes if s not in runs]
     if unknown:
         raise ValueError(f"schemes must be among the results' {list(runs)}, got {unknown}")
-    fib = config["task"] == "fibonacci"
+    by_position = config["task"] != "copy"
     for n, scheme in enumerate(schemes):
         color = OKABE_ITO[n % len(OKABE_ITO)]
         curves = np.array([[np.nan if c is None else c for c in r["curve"]] for r in runs[scheme].values()])
-        x = np.arange(curves.shape[1]) if fib else np.arange(1, curves.shape[1] + 1)
-        scored = ~np.all(np.isnan(curves), axis=0)  # fibonacci: position 0 is never scored
+        x = np.arange(curves.shape[1]) if by_position else np.arange(1, curves.shape[1] + 1)
+        scored = ~np.all(np.isnan(curves), axis=0)  # by position: the first targets are never scored
         x, curves = x[scored], curves[:, scored]
         if seeds == "band":
             ax.fill_between(x, np.nanmin(curves, 0), np.nanmax(curves, 0), color=color, alpha=0.2, lw=0)
@@ -532,11 +541,74 @@ def experiment_curves(
         else:
             for k, curve in enumerate(curves):
                 ax.plot(x, curve, color=color, lw=1, alpha=0.8, label=scheme if k == 0 else None)
-    edge = config["train_len"] - 0.5 if fib else config["train_len"] + 0.5
+    edge = config["train_len"] - 0.5 if by_position else config["train_len"] + 0.5
     ax.axvline(edge, color="0.4", ls=":", label="training length")
-    ax.set(xlabel="position in the test input" if fib else "symbols to copy, n",
-           ylabel="accuracy" if fib else "whole copies right", ylim=(-0.02, 1.02),
+    if chance and by_position:
+        ax.axhline(0.1, color="k", ls="--", lw=1, label="chance (1/10)")
+    ax.set(xlabel="position in the test input" if by_position else "symbols to copy, n",
+           ylabel="accuracy" if by_position else "whole copies right", ylim=(-0.02, 1.02),
            title=title if title is not None else f"{config['task']}: trained at {config['train_len']}")
+
+
+def range_bars(ax: plt.Axes, results: dict, *, title: str | None = None) -> dict[str, dict[str, list[float]]]:
+    """Chapter 8's summary: accuracy per range of test positions, per scheme,
+    from ``book.experiments.by_range(results)``.
+
+    One group of bars per range (within the training length, then 1-1.25x,
+    1.25-1.5x, 1.5-2x and 2-4x it); in each group one bar per scheme, its
+    height the worst seed and a black tick at the best seed, so the bar shows
+    what holds on every seed. A dashed line marks chance (1/10).
+    Returns the ``by_range`` numbers drawn.
+
+    Raises:
+        ValueError: for copy results (``by_range`` reads curves by position).
+    """
+    from .experiments import by_range
+
+    table = by_range(results)
+    schemes = list(table)
+    ranges = list(next(iter(table.values())))
+    width = 0.8 / len(schemes)
+    for n, scheme in enumerate(schemes):
+        x = np.arange(len(ranges)) + (n - (len(schemes) - 1) / 2) * width
+        lo = [min(table[scheme][r]) for r in ranges]
+        hi = [max(table[scheme][r]) for r in ranges]
+        ax.bar(x, lo, width, color=OKABE_ITO[n % len(OKABE_ITO)], label=scheme)
+        ax.hlines(hi, x - width / 2, x + width / 2, color="k", lw=1.5)
+    ax.axhline(0.1, color="k", ls="--", lw=1, label="chance (1/10)")
+    ax.set_xticks(np.arange(len(ranges)), ["within" if r == "0-1x" else r for r in ranges])
+    ax.set(xlabel="test positions, as multiples of the training length",
+           ylabel="accuracy (bar: worst seed, tick: best)", ylim=(0, 1.05),
+           title=title if title is not None else f"{results['config']['task']}: accuracy by range")
+    return table
+
+
+def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = None,
+                title: str | None = None) -> None:
+    """Chapter 8's training curves: each seed's ``loss_curve`` (the mean
+    training loss per ``book.experiments.LOSS_EVERY`` steps), one colour per
+    scheme, on a log axis.
+
+    Raises:
+        ValueError: for a scheme not in the results, or results without loss curves.
+    """
+    from .experiments import LOSS_EVERY
+
+    runs = results["runs"]
+    schemes = list(runs) if schemes is None else list(schemes)
+    unknown = [s for s in schemes if s not in runs]
+    if unknown:
+        raise ValueError(f"schemes must be among the results' {list(runs)}, got {unknown}")
+    for n, scheme in enumerate(schemes):
+        for k, r in enumerate(runs[scheme].values()):
+            if "loss_curve" not in r:
+                raise ValueError("results must hold a loss_curve per run (book.experiments since local_sum)")
+            y = np.asarray(r["loss_curve"])
+            ax.plot(LOSS_EVERY * np.arange(1, len(y) + 1), y, color=OKABE_ITO[n % len(OKABE_ITO)], lw=1,
+                    alpha=0.8, label=scheme if k == 0 else None)
+    ax.set_yscale("log")
+    ax.set(xlabel="training step", ylabel="training loss (cross-entropy)",
+           title=title if title is not None else "training loss, every seed")
 
 
 def scaling_ratios(

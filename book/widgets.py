@@ -269,25 +269,28 @@ def alibi_explorer(n_heads: int = 8, seq_len: int = 32):
 def results_explorer(results: Mapping[str, dict]):
     """Browse chapter 8's results: pick a task and the schemes to compare,
     and show the seeds as a band or one line each. ``results`` maps a task
-    name to the JSON dict of ``book.experiments``. Static twin: the chapter's
-    figures drawn with ``book.plots.experiment_curves``."""
+    name to the JSON dict of ``book.experiments``; the tasks may hold
+    different schemes (a scheme missing from the chosen task is skipped).
+    Static twin: the chapter's figures drawn with
+    ``book.plots.experiment_curves``."""
     import ipywidgets as w
 
     if not results:
         raise ValueError("results must hold at least one task's results")
     task = w.Dropdown(options=list(results), description="task")
-    first = next(iter(results.values()))
+    names = list(dict.fromkeys(s for r in results.values() for s in r["runs"]))
     picks = [w.Checkbox(value=True, description=s, indent=False, layout=w.Layout(width="110px"))
-             for s in first["runs"]]
+             for s in names]
     style = w.ToggleButtons(options=["band", "lines"], description="seeds")
 
     def draw() -> plt.Figure | None:
-        chosen = [c.description for c in picks if c.value]
+        runs = results[task.value]["runs"]
+        chosen = [c.description for c in picks if c.value and c.description in runs]
         if not chosen:
-            print("Pick at least one scheme.")
+            print(f"Pick at least one scheme of this task: {', '.join(runs)}.")
             return None
         fig, ax = plt.subplots(figsize=(7.0, 3.2))
-        experiment_curves(ax, results[task.value], schemes=chosen, seeds=style.value)
+        experiment_curves(ax, results[task.value], schemes=chosen, seeds=style.value, chance=True)
         ax.legend(fontsize=8, ncol=3)
         return fig
 

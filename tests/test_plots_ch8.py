@@ -1,0 +1,85 @@
+"""Chapter 8's figures: accuracy by range with a chance line, training loss
+curves, the chance line of the position curves, and the explorer across
+tasks with different schemes."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from book import plots  # noqa: E402
+
+# train_len 4, curves of 16 positions: within 0-3, 1-1.25x = 4, 1.25-1.5x = 5, 1.5-2x = 6-7, 2-4x = 8-15
+LOCAL = {
+    "config": {"task": "local_sum", "train_len": 4},
+    "runs": {
+        "alibi": {"0": {"curve": [None] + [1.0] * 15, "loss_curve": [2.3, 0.5, 0.1]},
+                  "1": {"curve": [None] + [0.5] * 15, "loss_curve": [2.3, 0.6, 0.2]}},
+        "learned": {"0": {"curve": [None, 1.0, 1.0, 1.0] + [0.1] * 12, "loss_curve": [2.3, 0.01, 0.001]}},
+    },
+}
+COPY = {"config": {"task": "copy", "train_len": 2},
+        "runs": {"rope": {"0": {"curve": [1.0, 1.0, 0.5]}}}}
+
+
+def test_range_bars_show_the_worst_seed_the_best_and_chance():
+    fig, ax = plt.subplots()
+    table = plots.range_bars(ax, LOCAL)
+    assert list(table["alibi"]) == ["0-1x", "1-1.25x", "1.25-1.5x", "1.5-2x", "2-4x"]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights[:5] == [0.5] * 5                       # alibi: the worst seed
+    assert heights[5:] == pytest.approx([1.0, 0.1, 0.1, 0.1, 0.1])   # learned
+    ticks = ax.collections[0].get_segments()              # alibi's best seed
+    assert [seg[0][1] for seg in ticks] == [1.0] * 5
+    chance = [line for line in ax.get_lines() if line.get_label() == "chance (1/10)"]
+    assert chance and chance[0].get_ydata()[0] == 0.1
+    assert [t.get_text() for t in ax.get_xticklabels()][0] == "within"
+    with pytest.raises(ValueError, match="copy task"):
+        plots.range_bars(ax, COPY)
+    plt.close("all")
+
+
+def test_loss_curves_one_line_per_seed_on_a_log_axis():
+    fig, ax = plt.subplots()
+    plots.loss_curves(ax, LOCAL)
+    lines = ax.get_lines()
+    assert len(lines) == 3 and ax.get_yscale() == "log"
+    assert list(lines[0].get_xdata()) == [10, 20, 30]      # one point per 10 steps
+    assert list(lines[2].get_ydata()) == [2.3, 0.01, 0.001]
+    assert [line.get_label() for line in lines][::2] == ["alibi", "learned"]
+    with pytest.raises(ValueError, match="schemes must be among"):
+        plots.loss_curves(ax, LOCAL, schemes=["t5"])
+    with pytest.raises(ValueError, match="loss_curve"):
+        plots.loss_curves(ax, COPY)
+    plt.close("all")
+
+
+def test_experiment_curves_local_sum_by_position_with_chance():
+    fig, ax = plt.subplots()
+    plots.experiment_curves(ax, LOCAL, chance=True)
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines["learned"].get_xdata())[:2] == [1, 2]   # positions, from 0; 0 not scored
+    assert lines["training length"].get_xdata()[0] == 3.5
+    assert lines["chance (1/10)"].get_ydata()[0] == 0.1
+    fig, ax = plt.subplots()
+    plots.experiment_curves(ax, COPY, chance=True)            # copy: by n, no chance line
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert "chance (1/10)" not in labels and list(ax.get_lines()[0].get_xdata()) == [1, 2, 3]
+    plt.close("all")
+
+
+def test_results_explorer_tasks_with_different_schemes():
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    box = widgets.results_explorer({"local_sum": LOCAL, "copy": COPY})
+    (task, style), picks = box.children[0].children, box.children[1].children
+    assert [p.description for p in picks] == ["alibi", "learned", "rope"]
+    task.value = "copy"                 # alibi and learned are not in copy: skipped, no error
+    style.value = "lines"
+    for pick in picks:
+        pick.value = False
+    plt.close("all")
