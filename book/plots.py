@@ -10,9 +10,14 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+import base64
+import html
 import importlib.util
+import io
+import itertools
+import json
 import math
 import re
 from pathlib import Path
@@ -49,6 +54,19 @@ __all__ = [
     "loss_curves",
     "scaling_ratios",
     "rope_angle_errors",
+    "LIVE_MAX_STATES",
+    "figure_data_uri",
+    "live_state_grid",
+    "live_html",
+    "live_twin",
+    "draw_order_explorer",
+    "draw_pe_explorer",
+    "draw_rotation_explorer",
+    "draw_fingerprint_explorer",
+    "draw_learned_table_explorer",
+    "draw_rope_explorer",
+    "draw_alibi_explorer",
+    "draw_precision_explorer",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
@@ -677,3 +695,381 @@ def rope_angle_errors(
     ax.set(xlabel="position m", ylabel="largest |cos error|", ylim=(1e-10, 10),
            title=f"RoPE angles in low precision, d = {d_model}")
     return errors
+
+
+# ---------------------------------------------------------------------------
+# Live twins and the explorers' drawings
+#
+# Live twins: an explorer that runs in a web page with no Python kernel.
+#
+# A live twin draws an explorer's figure (a ``book.plots.draw_<explorer>``
+# function) at every state of a small grid, and returns one self-contained HTML
+# block: labelled controls (a slider for each numeric parameter, a drop-down
+# list for each choice), the values shown, and one image that the controls
+# switch between the precomputed figures. It is plain HTML and inline
+# JavaScript with the images as ``data:`` URIs: no external file, no network,
+# so it works from a folder of files (``file://``) as well as from a server.
+#
+# Usage in a chapter (the notebook's output is the HTML)::
+#
+#     from book import plots
+#     plots.live_twin(plots.draw_pe_explorer,
+#                    {"d_model": [16, 64], "base": [100.0, 10000.0]},
+#                    name="ch2-pe", alt="The sinusoidal table as a heatmap ...")
+#
+# The grid is the Cartesian product of the controls' values, so keep it small:
+# every state is one image in the page (the book keeps pages under 3 MB).
+# Images are PNG at ``dpi`` (default 72) with no metadata, so the same state
+# gives the same bytes on the same machine (``figure_data_uri``).
+# ---------------------------------------------------------------------------
+
+#: Most states one live twin may hold (each is an image in the page).
+LIVE_MAX_STATES = 64
+
+
+def figure_data_uri(fig: plt.Figure, *, dpi: int = 72, colors: int = 128, close: bool = True) -> str:
+    """The figure as a ``data:image/png;base64,...`` URI: PNG at ``dpi``,
+    tight bounding box, white background, no metadata (no date or software
+    version, so the bytes depend only on the drawing), reduced to a palette
+    of ``colors`` colours (Pillow's median cut; ``colors=0`` keeps full
+    colour), which makes heatmaps several times lighter. Closes the figure
+    unless ``close=False``."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", facecolor="white",
+                metadata={"Software": None})
+    if close:
+        plt.close(fig)
+    if colors:
+        image = Image.open(io.BytesIO(buf.getvalue())).convert("RGB").quantize(colors=colors)
+        buf = io.BytesIO()
+        image.save(buf, format="PNG", optimize=True)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _json(obj: Any, **kwargs: Any) -> str:
+    """JSON that is safe inside a <script> element (no "<" to end it early)."""
+    return json.dumps(obj, **kwargs).replace("<", "\\u003c")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _label(v: Any) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, (list, tuple)):
+        return " ".join(map(str, v))
+    return str(v)
+
+
+def live_state_grid(controls: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every state of the grid, in order (the last control varies fastest).
+
+    Raises:
+        ValueError: if ``controls`` is empty, a control has no values or a
+            repeated value, or the grid holds more than ``LIVE_MAX_STATES`` states.
+    """
+    if not controls:
+        raise ValueError("controls must name at least one parameter")
+    size = 1
+    for name, values in controls.items():
+        values = list(values)
+        if not values:
+            raise ValueError(f"controls[{name!r}] must hold at least one value")
+        if len({_label(v) for v in values}) != len(values):
+            raise ValueError(f"controls[{name!r}] must not repeat a value, got {values}")
+        size *= len(values)
+    if size > LIVE_MAX_STATES:
+        raise ValueError(f"controls make {size} states; at most {LIVE_MAX_STATES} fit in a page")
+    names = list(controls)
+    return [dict(zip(names, combo)) for combo in itertools.product(*(list(v) for v in controls.values()))]
+
+
+def live_html(
+    draw: Callable[..., plt.Figure],
+    controls: Mapping[str, Sequence[Any]],
+    *,
+    name: str,
+    alt: str,
+    labels: Mapping[str, str] | None = None,
+    initial: Mapping[str, Any] | None = None,
+    dpi: int = 72,
+    **fixed: Any,
+) -> str:
+    """The live twin as an HTML string (see the module docstring).
+
+    ``draw(**fixed, **state)`` must return a matplotlib Figure for every state
+    of ``live_state_grid(controls)``. A control whose values are all numbers is a
+    slider (over the listed values, in order); any other control is a
+    drop-down list (booleans show as on/off). ``labels`` gives the text shown
+    for a parameter (default: its name); ``initial`` the state shown first
+    (default: each control's first value). ``name`` makes the element's id
+    (``live-<name>``), so that the output is the same on every run; ``alt``
+    describes the figure in a sentence and is the image's alt text.
+
+    Raises:
+        ValueError: for a bad ``name`` (letters, digits, ``-``), a short
+            ``alt``, an ``initial`` value not among the control's values, or
+            (as ``live_state_grid``) a bad grid; ``TypeError`` if ``draw`` does
+            not return a Figure.
+    """
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9-]+", name):
+        raise ValueError(f"name must be letters, digits and '-', got {name!r}")
+    if not isinstance(alt, str) or len(alt.strip()) < 20:
+        raise ValueError("alt must describe the figure in a sentence (20 characters or more)")
+    labels = dict(labels or {})
+    initial = dict(initial or {})
+    states = live_state_grid(controls)
+    names = list(controls)
+    values = {n: list(controls[n]) for n in names}
+    start = []
+    for n in names:
+        if n in initial:
+            if initial[n] not in values[n]:
+                raise ValueError(f"initial[{n!r}] must be one of {values[n]}, got {initial[n]!r}")
+            start.append(values[n].index(initial[n]))
+        else:
+            start.append(0)
+    unknown = set(initial) - set(names)
+    if unknown:
+        raise ValueError(f"initial names parameters that are not controls: {sorted(unknown)}")
+    frames = {}
+    for state in states:
+        fig = draw(**fixed, **state)
+        if not isinstance(fig, plt.Figure):
+            raise TypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
+        key = ",".join(str(values[n].index(state[n])) for n in names)
+        frames[key] = figure_data_uri(fig, dpi=dpi)
+
+    esc = html.escape
+    uid = f"live-{name}"
+    rows = []
+    for n, i in zip(names, start):
+        text = esc(labels.get(n, n))
+        shown = [esc(_label(v)) for v in values[n]]
+        if all(_is_number(v) for v in values[n]):
+            control = (f'<input type="range" min="0" max="{len(shown) - 1}" step="1" value="{i}" '
+                       f'data-param="{esc(n)}" aria-label="{text}">')
+        else:
+            options = "".join(f'<option value="{j}"{" selected" if j == i else ""}>{s}</option>'
+                              for j, s in enumerate(shown))
+            control = f'<select data-param="{esc(n)}" aria-label="{text}">{options}</select>'
+        rows.append(f'<label style="margin-right:1.2em;white-space:nowrap">{text} {control} '
+                    f'<output data-for="{esc(n)}" style="font-weight:bold">{shown[i]}</output></label>')
+    spec = {"names": names, "labels": {n: [_label(v) for v in values[n]] for n in names}}
+    first = ",".join(map(str, start))
+    script = (
+        "(function(){"
+        f"var root=document.getElementById({json.dumps(uid)});"
+        "var spec=JSON.parse(root.querySelector('script.live-spec').textContent);"
+        "var frames=JSON.parse(root.querySelector('script.live-frames').textContent);"
+        "var img=root.querySelector('img.live-figure');"
+        "var state=root.querySelector('.live-state');"
+        "function update(){"
+        "var idx=spec.names.map(function(n){return root.querySelector('[data-param=\"'+n+'\"]').value;});"
+        "spec.names.forEach(function(n,j){root.querySelector('output[data-for=\"'+n+'\"]').textContent="
+        "spec.labels[n][idx[j]];});"
+        "img.src=frames[idx.join(',')];"
+        "img.setAttribute('data-state',idx.join(','));"
+        "state.textContent=spec.names.map(function(n,j){return n+' = '+spec.labels[n][idx[j]];}).join(', ');}"
+        "root.querySelectorAll('[data-param]').forEach(function(c){c.addEventListener('input',update);"
+        "c.addEventListener('change',update);});"
+        "update();})();"
+    )
+    initial_state = ", ".join(f"{n} = {_label(values[n][i])}" for n, i in zip(names, start))
+    return (
+        f'<div class="live-twin" id="{uid}" style="border:1px solid #ccc;border-radius:4px;padding:0.5em">\n'
+        f'<div class="live-controls" style="margin-bottom:0.4em">{"".join(rows)}</div>\n'
+        f'<img class="live-figure" src="{frames[first]}" data-state="{first}" alt="{esc(alt)}" '
+        f'style="max-width:100%">\n'
+        f'<div class="live-state" aria-live="polite" style="font-size:85%;color:#555">{esc(initial_state)}</div>\n'
+        f'<script type="application/json" class="live-spec">{_json(spec)}</script>\n'
+        f'<script type="application/json" class="live-frames">{_json(frames, indent=0)}</script>\n'
+        f"<script>{script}</script>\n</div>"
+    )
+
+
+def live_twin(draw: Callable[..., plt.Figure], controls: Mapping[str, Sequence[Any]], **kwargs: Any):
+    """``live_html(draw, controls, **kwargs)`` as an ``IPython.display.HTML``
+    object, to leave as a notebook cell's last value."""
+    from IPython.display import HTML
+
+    return HTML(live_html(draw, controls, **kwargs))
+
+
+# The explorers' drawings: each explorer of ``book.widgets`` is a pure function
+# of its state below; the widget only wires controls to it, and the chapter's
+# live twin (``live_twin``) shows it at a grid of states.
+
+def _new_figure(ncols: int, figsize: tuple[float, float]) -> tuple[plt.Figure, list[plt.Axes]]:
+    fig, axes = plt.subplots(1, ncols, figsize=figsize, squeeze=False, layout="constrained")
+    return fig, list(axes[0])
+
+
+def draw_order_explorer(
+    model: Any, tokens: Sequence[str], *, order: Sequence[int], positional: bool = False, causal: bool = False
+) -> plt.Figure:
+    """Chapter 1's explorer: ``order_panels`` for ``tokens`` in their order (A)
+    and in ``order`` (B, indices into ``tokens``), through ``model`` (a
+    ``book.demos.TinySelfAttention``) with or without the sinusoidal PE and the
+    causal mask. The title names order B and the largest ``|B - A|``.
+
+    Raises:
+        ValueError: if ``order`` is not a permutation of ``0 .. len(tokens) - 1``.
+    """
+    tokens = list(tokens)
+    idx = [int(i) for i in order]
+    a, b = model.aligned_outputs(tokens, idx, positional=positional, causal=causal)
+    label = ("PE" if positional else "no PE") + (", causal" if causal else "")
+    fig = order_panels([(label, a, b)], tokens)
+    fig.suptitle(f"order B: {' '.join(tokens[i] for i in idx)}   largest |B - A| = {float((b - a).abs().max()):.1e}",
+                 fontsize=9)
+    return fig
+
+
+def draw_pe_explorer(
+    *, d_model: int = 64, base: float = 10000.0, positions: tuple[int, int] = (0, 200), dim: int = 0
+) -> plt.Figure:
+    """Chapter 2's explorer: ``pe_overview`` of the sinusoidal table for
+    ``d_model``, ``base``, positions ``positions[0] .. positions[1] - 1`` (at
+    least two) and the sin/cos pair of dimension ``dim``.
+
+    Raises:
+        ValueError: as ``pe_overview`` (``dim`` outside ``0 .. d_model - 1``).
+    """
+    lo, hi = (int(v) for v in positions)
+    fig, (ax_heat, ax_lines) = _new_figure(2, (8.0, 3.2))
+    pe_overview(ax_heat, ax_lines, d_model, base=base, positions=range(lo, max(hi, lo + 2)), dim=dim)
+    return fig
+
+
+def draw_rotation_explorer(
+    *, pos: int = 0, k: float = 1, d_model: int = 16, pairs: Sequence[int] = (0, 1, 2, 3), base: float = 10000.0
+) -> plt.Figure:
+    """Chapter 3's explorer: ``rotation_circles`` for position ``pos`` and
+    offset ``k``, one panel per pair in ``pairs``."""
+    fig, axes = _new_figure(len(pairs), (2.2 * len(pairs), 2.8))
+    rotation_circles(axes, d_model, pos=pos, k=k, pairs=pairs, base=base)
+    fig.suptitle(f"PE(p) to PE(p + k): p = {pos:g}, k = {k:g}", fontsize=10)
+    return fig
+
+
+def draw_fingerprint_explorer(
+    *, d_model: int = 64, base: float = 10000.0, seq_len: int = 128, cosine: bool = True
+) -> plt.Figure:
+    """Chapter 4's explorer: ``similarity_panel`` of positions ``0 .. seq_len - 1``
+    (cosine similarity, or the raw dot product ``PE PE^T``)."""
+    fig, (ax,) = _new_figure(1, (4.6, 3.8))
+    similarity_panel(ax, d_model, seq_len=seq_len, base=base, cosine=cosine)
+    return fig
+
+
+def draw_learned_table_explorer(snapshots: Mapping[int, torch.Tensor], *, step: int) -> plt.Figure:
+    """Chapter 5's explorer: the position table saved at training step
+    ``step`` (a key of ``snapshots``): its cosine similarity
+    (``table_similarity_panel``) and PCA path (``pca_path``); the title gives
+    the share of variance the two components explain.
+
+    Raises:
+        ValueError: if ``step`` is not a key of ``snapshots``.
+    """
+    if step not in snapshots:
+        raise ValueError(f"step must be one of the snapshots' steps {sorted(snapshots)}, got {step!r}")
+    fig, (left, right) = _new_figure(2, (8.0, 3.4))
+    table = snapshots[step]
+    table_similarity_panel(left, table, title=f"similarity after {step} steps")
+    share = pca_path(right, table, title="first two principal components")
+    fig.suptitle(f"step {step}: the two components explain {share:.0%} of the variance", fontsize=10)
+    return fig
+
+
+def draw_rope_explorer(
+    q: torch.Tensor, k: torch.Tensor, *, m: int = 5, n: int = 2, pair: int = 0,
+    base: float = 10000.0, max_position: int = 64,
+) -> plt.Figure:
+    """Chapter 6's explorer: pair ``pair`` of ``q`` at position ``m`` and ``k``
+    at position ``n`` on its plane (``rope_plane``), and the whole score
+    against ``m - n`` over ``-max_position .. max_position``
+    (``rope_score_curve``) with the current offset marked. The title gives the
+    pair's part of the score.
+
+    Raises:
+        ValueError: if ``q`` and ``k`` differ in size or are not of even size,
+            or ``pair`` is outside ``0 .. d/2 - 1``.
+    """
+    q = torch.as_tensor(q, dtype=torch.float64).flatten()
+    k = torch.as_tensor(k, dtype=torch.float64).flatten()
+    d = q.numel()
+    if d != k.numel() or d < 2 or d % 2:
+        raise ValueError(f"q and k must have the same even number of features, got {d} and {k.numel()}")
+    pair = check_pair_index("pair", pair, d)
+    theta = frequencies(d, base=base)
+    fig, (left, right) = _new_figure(2, (8.0, 3.4))
+    part = rope_plane(left, q[2 * pair: 2 * pair + 2], k[2 * pair: 2 * pair + 2], m=m, n=n,
+                      theta=float(theta[pair]))
+    rope_score_curve(right, q, k, offsets=range(-max_position, max_position + 1), base=base, mark=m - n)
+    fig.suptitle(f"pair {pair} adds {part:+.3f} to the score; m - n = {m - n}", fontsize=10)
+    return fig
+
+
+def draw_alibi_explorer(*, n_heads: int = 8, head: int = 1, seq_len: int = 32) -> plt.Figure:
+    """Chapter 7's explorer: head ``head`` (counted from 1) of ``n_heads``:
+    its ALiBi bias (``alibi_panel``) and, with all content scores equal, the
+    causal attention weights of the last query, proportional to
+    ``exp(-m_h k)`` for a key ``k`` positions back. The title gives the slope
+    and the distance over which the weight halves, ``ln 2 / m_h``.
+
+    Raises:
+        ValueError: if ``head`` is not in ``1 .. n_heads``.
+    """
+    from .attention import causal_mask
+    from .encodings import alibi_bias, alibi_slopes
+
+    n_heads = check_positive_int("n_heads", n_heads)
+    if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n_heads:
+        raise ValueError(f"head must be an integer in 1 .. {n_heads}, got {head!r}")
+    h = head - 1
+    fig, (left, right) = _new_figure(2, (8.0, 3.4))
+    alibi_panel(left, n_heads, h, seq_len=seq_len)
+    last = torch.softmax(alibi_bias(n_heads, seq_len)[h] + causal_mask(seq_len), dim=-1)[-1]
+    right.plot(range(seq_len), last.numpy(), "o-", ms=3)
+    right.set(xlabel="key j", ylabel="attention weight", title=f"last query, head {head}, neutral content")
+    slope = float(alibi_slopes(n_heads)[h])
+    fig.suptitle(f"{n_heads} heads, slope m = {slope:.4g}: the weight halves every ln 2 / m = "
+                 f"{math.log(2) / slope:.3g} positions", fontsize=10)
+    return fig
+
+
+def draw_precision_explorer(
+    *, dtype: str = "bfloat16", d_model: int = 128, base: float = 10000.0, longest: int = 2**17
+) -> plt.Figure:
+    """Chapter 10's explorer: ``rope_angle_errors`` with the angles formed in
+    ``dtype`` (and ``book``'s float64 angles), at 80 positions spaced
+    logarithmically from 1 to ``longest``. The title says from which position
+    the cosines are off by more than 0.01, and from which the angle overflows
+    (float16), if anywhere.
+
+    Raises:
+        ValueError: if ``longest`` is below 2, or (as ``rope_angle_errors``)
+            ``dtype`` is not a torch dtype's name.
+    """
+    longest = check_positive_int("longest", longest)
+    if longest < 2:
+        raise ValueError(f"longest must be at least 2, got {longest}")
+    positions = torch.unique(torch.logspace(0, math.log2(longest), 80, base=2).long())
+    fig, (ax,) = _new_figure(1, (7.0, 3.4))
+    errors = rope_angle_errors(ax, positions, d_model, dtypes=[dtype], base=base)
+    ax.legend(fontsize=8, loc="center right")  # clear of both lines
+    err = errors[dtype]
+    bad = positions[err > 0.01]
+    where = f"from about position {int(bad[0]):,}" if len(bad) else f"nowhere up to {longest:,}"
+    line = f"{dtype} angles: cosines off by more than 0.01 {where}"
+    if err.isinf().any():
+        line += f"\n{dtype} cannot hold positions from {int(positions[err.isinf()][0]):,} on (no line there)"
+    fig.suptitle(line, fontsize=9)
+    return fig

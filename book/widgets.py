@@ -1,13 +1,14 @@
 """Interactive explorers for running notebooks (Jupyter, Binder, Colab).
 
-A static web page has no kernel, so each explorer here has a static twin in
-``book.plots`` that the chapter shows right below it: both draw with the same
-plotting function.
+Each explorer here only wires controls to a drawing: ``book.plots.draw_<explorer>``
+(a pure function of the explorer's state, returning a Figure). A static web
+page has no kernel, so the chapter also shows the explorer's live twin,
+``book.plots.live_twin`` of the same drawing at a grid of states, which runs
+in the page.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any, Callable, Mapping, Sequence
 
@@ -16,18 +17,16 @@ import matplotlib.pyplot as plt
 from ._validate import check_even
 from .demos import TinySelfAttention
 from .plots import (
-    rope_angle_errors,
-    scaling_ratios,
-    alibi_panel,
+    draw_alibi_explorer,
+    draw_fingerprint_explorer,
+    draw_learned_table_explorer,
+    draw_order_explorer,
+    draw_pe_explorer,
+    draw_precision_explorer,
+    draw_rope_explorer,
+    draw_rotation_explorer,
     experiment_curves,
-    order_panels,
-    pca_path,
-    pe_overview,
-    rope_plane,
-    rope_score_curve,
-    rotation_circles,
-    similarity_panel,
-    table_similarity_panel,
+    scaling_ratios,
 )
 
 __all__ = [
@@ -79,10 +78,10 @@ def order_explorer(model: TinySelfAttention, tokens: Sequence[str]):
 
     Controls: the new order (indices into ``tokens``, e.g. ``2 1 0 3 4``), a
     Shuffle button, and switches for the sinusoidal PE and the causal mask.
-    The figure shows each token's output in the original order (A), in the new
-    order (B, rows brought back to token order) and B - A: without PE and
-    without a mask the difference is exactly zero. Static twin:
-    ``book.plots.order_panels``.
+    The figure (``book.plots.draw_order_explorer``) shows each token's output
+    in the original order (A), in the new order (B, rows brought back to token
+    order) and B - A: without PE and without a mask the difference is zero
+    up to float32 rounding.
 
     Returns:
         an ``ipywidgets.VBox`` (display it, or leave it as a cell's last value).
@@ -100,14 +99,10 @@ def order_explorer(model: TinySelfAttention, tokens: Sequence[str]):
     def draw() -> plt.Figure | None:
         try:
             idx = [int(s) for s in order.value.replace(",", " ").split()]
-            a, b = model.aligned_outputs(tokens, idx, positional=positional.value, causal=causal.value)
+            return draw_order_explorer(model, tokens, order=idx, positional=positional.value, causal=causal.value)
         except ValueError as err:
             print(f"Cannot use that order: {err}")
             return None
-        label = ("PE" if positional.value else "no PE") + (", causal" if causal.value else "")
-        print("order B:", " ".join(tokens[i] for i in idx))
-        print(f"largest change of any token's output, |B - A|: {float((b - a).abs().max()):.2e}")
-        return order_panels([(label, a, b)], tokens)
 
     def on_shuffle(_: Any) -> None:
         idx = list(range(n))
@@ -121,7 +116,7 @@ def order_explorer(model: TinySelfAttention, tokens: Sequence[str]):
 def pe_explorer(d_model: int = 64, base: float = 10000.0, max_position: int = 200):
     """Explore the sinusoidal table (chapter 2): ``d_model``, ``base``, the
     position range and one dimension whose sin/cos pair is drawn as curves.
-    Static twin: ``book.plots.pe_overview`` for a few settings."""
+    Drawn by ``book.plots.draw_pe_explorer``."""
     import ipywidgets as w
 
     d = w.IntSlider(value=d_model, min=8, max=256, step=8, description="d_model")
@@ -131,27 +126,22 @@ def pe_explorer(d_model: int = 64, base: float = 10000.0, max_position: int = 20
 
     def draw() -> plt.Figure:
         dim.max = d.value - 1
-        lo, hi = span.value
-        fig, (ax_heat, ax_lines) = plt.subplots(1, 2, figsize=(8.0, 3.2))
-        pe_overview(ax_heat, ax_lines, d.value, base=b.value, positions=range(lo, max(hi, lo + 2)), dim=dim.value)
-        return fig
+        return draw_pe_explorer(d_model=d.value, base=b.value, positions=span.value, dim=dim.value)
 
     return _explorer([[d, b], [span, dim]], draw)
 
 
 def rotation_explorer(d_model: int = 16, pairs: Sequence[int] = (0, 1, 2, 3), base: float = 10000.0):
     """Pick a position ``p`` and an offset ``k`` and watch ``M_k`` rotate each
-    (sin, cos) pair of PE(p) to PE(p + k) (chapter 3). Static twin: the
-    chapter's animation over ``k``, drawn with ``book.plots.rotation_circles``."""
+    (sin, cos) pair of PE(p) to PE(p + k) (chapter 3). Drawn by
+    ``book.plots.draw_rotation_explorer``."""
     import ipywidgets as w
 
     pos = w.IntSlider(value=0, min=0, max=100, description="position p")
     k = w.IntSlider(value=1, min=-20, max=20, description="offset k")
 
     def draw() -> plt.Figure:
-        fig, axes = plt.subplots(1, len(pairs), figsize=(2.2 * len(pairs), 2.6))
-        rotation_circles(list(axes), d_model, pos=pos.value, k=k.value, pairs=pairs, base=base)
-        return fig
+        return draw_rotation_explorer(pos=pos.value, k=k.value, d_model=d_model, pairs=pairs, base=base)
 
     return _explorer([[pos, k]], draw)
 
@@ -159,7 +149,7 @@ def rotation_explorer(d_model: int = 16, pairs: Sequence[int] = (0, 1, 2, 3), ba
 def fingerprint_explorer(d_model: int = 64, base: float = 10000.0, seq_len: int = 128):
     """Explore the similarity of positions' fingerprints (chapter 4):
     ``PE PE^T`` (or cosine similarity) for a chosen ``d_model``, ``base`` and
-    length. Static twin: ``book.plots.similarity_panel`` small multiples."""
+    length. Drawn by ``book.plots.draw_fingerprint_explorer``."""
     import ipywidgets as w
 
     d = w.IntSlider(value=d_model, min=8, max=256, step=8, description="d_model")
@@ -168,9 +158,7 @@ def fingerprint_explorer(d_model: int = 64, base: float = 10000.0, seq_len: int 
     cosine = w.Checkbox(value=True, description="cosine similarity")
 
     def draw() -> plt.Figure:
-        fig, ax = plt.subplots(figsize=(4.6, 3.8))
-        similarity_panel(ax, d.value, seq_len=n.value, base=b.value, cosine=cosine.value)
-        return fig
+        return draw_fingerprint_explorer(d_model=d.value, base=b.value, seq_len=n.value, cosine=cosine.value)
 
     return _explorer([[d, b], [n, cosine]], draw)
 
@@ -178,8 +166,8 @@ def fingerprint_explorer(d_model: int = 64, base: float = 10000.0, seq_len: int 
 def learned_table_explorer(snapshots: Mapping[int, Any]):
     """Step through training and watch a learned position table organise
     (chapter 5). ``snapshots`` maps a training step to the table ``(max_len, d)``
-    at that step; the figure shows the table's cosine similarity and its PCA
-    path. Static twin: the chapter's small multiples of the same snapshots."""
+    at that step; the figure (``book.plots.draw_learned_table_explorer``) shows
+    the table's cosine similarity and its PCA path."""
     import ipywidgets as w
 
     steps = sorted(snapshots)
@@ -188,12 +176,7 @@ def learned_table_explorer(snapshots: Mapping[int, Any]):
     step = w.SelectionSlider(options=steps, value=steps[-1], description="step")
 
     def draw() -> plt.Figure:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.4))
-        table = snapshots[step.value]
-        table_similarity_panel(left, table, title=f"similarity after {step.value} steps")
-        share = pca_path(right, table, title="first two principal components")
-        print(f"step {step.value}: the two components explain {share:.0%} of the variance")
-        return fig
+        return draw_learned_table_explorer(snapshots, step=step.value)
 
     return _explorer([[step]], draw)
 
@@ -204,32 +187,23 @@ def rope_explorer(q: Any, k: Any, *, base: float = 10000.0, max_position: int = 
     Left: the chosen pair ``i`` of ``q`` and ``k`` on its plane, rotated by
     ``m * theta_i`` and ``n * theta_i``. Right: the full score against
     ``m - n``, with the current offset marked. Moving ``m`` and ``n`` together
-    leaves both the angle and the score unchanged. Static twin: the chapter's
-    small multiples drawn with ``book.plots.rope_plane``.
+    leaves both the angle and the score unchanged. Drawn by
+    ``book.plots.draw_rope_explorer``.
     """
     import ipywidgets as w
     import torch
-
-    from .encodings import frequencies
 
     q, k = torch.as_tensor(q, dtype=torch.float64).flatten(), torch.as_tensor(k, dtype=torch.float64).flatten()
     d = q.numel()
     if d != k.numel() or d < 2 or d % 2:
         raise ValueError(f"q and k must have the same even number of features, got {d} and {k.numel()}")
-    theta = frequencies(d, base=base)
     m = w.IntSlider(value=5, min=0, max=max_position, description="query m")
     n = w.IntSlider(value=2, min=0, max=max_position, description="key n")
     pair = w.IntSlider(value=0, min=0, max=d // 2 - 1, description="pair i")
 
     def draw() -> plt.Figure:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.4))
-        i = pair.value
-        part = rope_plane(left, q[2 * i : 2 * i + 2], k[2 * i : 2 * i + 2], m=m.value, n=n.value,
-                          theta=float(theta[i]))
-        rope_score_curve(right, q, k, offsets=range(-max_position, max_position + 1), base=base,
-                         mark=m.value - n.value)
-        print(f"pair {i} adds {part:+.3f} to the score; m - n = {m.value - n.value}")
-        return fig
+        return draw_rope_explorer(q, k, m=m.value, n=n.value, pair=pair.value, base=base,
+                                  max_position=max_position)
 
     return _explorer([[m, n, pair]], draw)
 
@@ -238,13 +212,8 @@ def alibi_explorer(n_heads: int = 8, seq_len: int = 32):
     """Pick a number of heads and one head, and see its ALiBi bias and the
     attention it gives when the content is neutral (chapter 7). With all
     scores equal, the weight on a key ``k`` positions back is proportional to
-    ``exp(-m_h k)``. Static twin: the chapter's per-head bias panels and
-    weight curves."""
+    ``exp(-m_h k)``. Drawn by ``book.plots.draw_alibi_explorer``."""
     import ipywidgets as w
-    import torch
-
-    from .encodings import alibi_bias, alibi_slopes
-    from .attention import causal_mask
 
     heads = w.IntSlider(value=n_heads, min=1, max=16, description="heads")
     head = w.IntSlider(value=1, min=1, max=n_heads, description="head")
@@ -252,16 +221,7 @@ def alibi_explorer(n_heads: int = 8, seq_len: int = 32):
 
     def draw() -> plt.Figure:
         head.max = heads.value
-        h = min(head.value, heads.value) - 1
-        fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.4))
-        alibi_panel(left, heads.value, h, seq_len=length.value)
-        scores = alibi_bias(heads.value, length.value)[h] + causal_mask(length.value)
-        last = torch.softmax(scores, dim=-1)[-1]
-        right.plot(range(length.value), last.numpy(), "o-", ms=3)
-        right.set(xlabel="key j", ylabel="attention weight", title=f"last query, head {h + 1}, neutral content")
-        m = float(alibi_slopes(heads.value)[h])
-        print(f"slope m = {m:.4g}: the weight halves every ln 2 / m = {0.6931 / m:.3g} positions")
-        return fig
+        return draw_alibi_explorer(n_heads=heads.value, head=min(head.value, heads.value), seq_len=length.value)
 
     return _explorer([[heads, head, length]], draw)
 
@@ -321,10 +281,8 @@ def scaling_explorer(d_model: int = 128):
 def precision_explorer(d_model: int = 128):
     """Form RoPE's angles in bfloat16, float16 or float32 and see how wrong
     the cosines get with position, for a chosen head width, base and longest
-    position (chapter 10). Static twin: the chapter's small multiples drawn
-    with ``book.plots.rope_angle_errors``."""
+    position (chapter 10). Drawn by ``book.plots.draw_precision_explorer``."""
     import ipywidgets as w
-    import torch
 
     if not 16 <= check_even("d_model", d_model) <= 256:  # the slider's range: no silent clamping
         raise ValueError(f"d_model must be between 16 and 256, got {d_model}")
@@ -335,17 +293,6 @@ def precision_explorer(d_model: int = 128):
     longest = w.SelectionSlider(options=[2**k for k in range(8, 21)], value=2**17, description="up to m")
 
     def draw() -> plt.Figure:
-        positions = torch.unique(torch.logspace(0, math.log2(longest.value), 80, base=2).long())
-        fig, ax = plt.subplots(figsize=(7.0, 3.2))
-        errors = rope_angle_errors(ax, positions, d.value, dtypes=[dtype.value], base=b.value)
-        ax.legend(fontsize=8, loc="center right")  # clear of both lines
-        err = errors[dtype.value]
-        bad = positions[err > 0.01]
-        where = f"from about position {int(bad[0]):,}" if len(bad) else f"nowhere up to {longest.value:,}"
-        print(f"{dtype.value} angles: cosines off by more than 0.01 {where}")
-        if err.isinf().any():
-            print(f"{dtype.value} cannot hold positions from {int(positions[err.isinf()][0]):,} on: "
-                  "the angle overflows (no line there)")
-        return fig
+        return draw_precision_explorer(dtype=dtype.value, d_model=d.value, base=b.value, longest=longest.value)
 
     return _explorer([[dtype], [d, b, longest]], draw)

@@ -239,3 +239,99 @@ def test_helpers_reject_bad_input_clearly(call, exc, message):
     with pytest.raises(exc, match=message):
         call(ax)
     plt.close("all")
+
+
+# ------------------------------------------------- the explorers' drawings (chapters 1-4)
+def test_draw_order_explorer(model):
+    fig = plots.draw_order_explorer(model, TOKENS, order=[4, 3, 2, 1, 0])
+    title = fig._suptitle.get_text()
+    assert title.startswith("order B: 사랑해 를 너 는 나")
+    change = float(title.rsplit("= ", 1)[1])
+    assert change < 1e-6                       # no PE, no mask: blind to the order (up to rounding)
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["no PE: order A", "no PE: order B", "no PE: B - A"]
+    assert abs(panels[2].images[0].get_array()).max() == pytest.approx(change, rel=0.05)
+    plt.close(fig)
+    fig = plots.draw_order_explorer(model, TOKENS, order=[4, 3, 2, 1, 0], positional=True, causal=True)
+    panels = [ax for ax in fig.axes if ax.images]
+    a, b = model.aligned_outputs(TOKENS, [4, 3, 2, 1, 0], positional=True, causal=True)
+    assert panels[0].get_title() == "PE, causal: order A"
+    assert (panels[2].images[0].get_array() == (b - a).numpy()).all()
+    assert f"largest |B - A| = {float((b - a).abs().max()):.1e}" in fig._suptitle.get_text()
+    assert float((b - a).abs().max()) > 0.01
+    plt.close(fig)
+    with pytest.raises(ValueError, match="order must be a permutation"):
+        plots.draw_order_explorer(model, TOKENS, order=[0, 0, 1, 2, 3])
+
+
+def test_draw_pe_explorer_follows_its_state():
+    fig = plots.draw_pe_explorer(d_model=32, base=100.0, positions=(10, 60), dim=5)
+    heat, lines = fig.axes[0], fig.axes[1]
+    assert heat.get_title() == "PE, d = 32, base = 100"
+    table = heat.images[0].get_array()
+    assert table.shape == (50, 32)
+    torch.testing.assert_close(torch.as_tensor(table.data),
+                               encodings.sinusoidal_at(torch.arange(10, 60), 32, base=100.0), check_dtype=False)
+    sin, cos = lines.get_lines()[:2]
+    assert list(sin.get_xdata()) == list(range(10, 60))
+    assert sin.get_label() == "dim 4 (sin)" and cos.get_label() == "dim 5 (cos)"
+    assert lines.get_title().startswith("pair i = 2: wavelength")
+    assert list(heat.get_lines()[0].get_xdata()) == [5, 5]        # the chosen dimension, dotted
+    plt.close(fig)
+    other = plots.draw_pe_explorer(d_model=32, base=100.0, positions=(10, 60), dim=20)
+    assert other.axes[1].get_title().startswith("pair i = 10:")
+    plt.close(other)
+    with pytest.raises(ValueError, match="dim must be in 0 .. 31"):
+        plots.draw_pe_explorer(d_model=32, dim=32)
+    plt.close("all")
+
+
+def test_draw_rotation_explorer_moves_each_pair_by_k_omega():
+    fig = plots.draw_rotation_explorer(pos=3, k=5, d_model=16, pairs=(0, 2))
+    assert len(fig.axes) == 2 and fig._suptitle.get_text() == "PE(p) to PE(p + k): p = 3, k = 5"
+    w = encodings.frequencies(16)
+    for ax, i in zip(fig.axes, (0, 2)):
+        dot, square = ax.get_lines()[2], ax.get_lines()[3]
+        assert dot.get_xydata()[0] == pytest.approx([math.sin(3 * w[i]), math.cos(3 * w[i])])
+        assert square.get_xydata()[0] == pytest.approx([math.sin(8 * w[i]), math.cos(8 * w[i])])
+        assert ax.get_title() == f"pair {i}: turns {5 * float(w[i]):.3g} rad"
+    plt.close(fig)
+    fig = plots.draw_rotation_explorer(pos=3, k=-1, d_model=16, pairs=(0, 2))
+    assert fig.axes[0].get_lines()[3].get_xydata()[0] == pytest.approx([math.sin(2.0), math.cos(2.0)])
+    plt.close(fig)
+
+
+def test_draw_fingerprint_explorer_cosine_and_dot_product():
+    fig = plots.draw_fingerprint_explorer(d_model=16, base=100.0, seq_len=24, cosine=True)
+    (ax,) = [a for a in fig.axes if a.images]
+    sim = ax.images[0].get_array()
+    assert sim.shape == (24, 24) and ax.get_title() == "d = 16, base = 100"
+    assert list(sim.diagonal()) == pytest.approx([1.0] * 24)
+    plt.close(fig)
+    fig = plots.draw_fingerprint_explorer(d_model=16, base=100.0, seq_len=40, cosine=False)
+    sim = [a for a in fig.axes if a.images][0].images[0].get_array()
+    assert sim.shape == (40, 40) and list(sim.diagonal()) == pytest.approx([8.0] * 40)   # |PE(p)|^2 = d/2
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("explorer, moves, draw, expected", [
+    ("pe_explorer", [(0, 0, 32), (0, 1, 100.0), (1, 1, 20)], "draw_pe_explorer",
+     {"d_model": 32, "base": 100.0, "dim": 20}),
+    ("rotation_explorer", [(0, 0, 7), (0, 1, -3)], "draw_rotation_explorer", {"pos": 7, "k": -3}),
+    ("fingerprint_explorer", [(0, 0, 16), (1, 0, 32), (1, 1, False)], "draw_fingerprint_explorer",
+     {"d_model": 16, "seq_len": 32, "cosine": False}),
+])
+def test_explorers_2_4_call_their_drawing(monkeypatch, explorer, moves, draw, expected):
+    """Each control passes its value to the explorer's draw function."""
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    calls = []
+    real = getattr(plots, draw)
+    monkeypatch.setattr(widgets, draw, lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    box = getattr(widgets, explorer)()
+    assert len(calls) == 1
+    for row, col, value in moves:
+        box.children[row].children[col].value = value
+    assert {k: calls[-1][k] for k in expected} == expected
+    plt.close("all")

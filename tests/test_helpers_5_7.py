@@ -280,7 +280,7 @@ def test_rope_cos_error_bad_input(call, exc, message):
     plt.close("all")
 
 
-def test_rope_angle_errors_plot_and_precision_explorer(capsys):
+def test_rope_angle_errors_plot_and_precision_explorer():
     fig, ax = plt.subplots()
     positions = torch.tensor([1, 10, 100, 1000, 70000])
     errors = plots.rope_angle_errors(ax, positions, 128, dtypes=["bfloat16", "float16"])
@@ -294,14 +294,116 @@ def test_rope_angle_errors_plot_and_precision_explorer(capsys):
 
     box = widgets.precision_explorer()
     (dtype,), (width, base, longest) = (row.children for row in box.children[:2])
-    capsys.readouterr()                 # outside a kernel, the explorer prints to stdout
-    dtype.value = "float16"
-    text = capsys.readouterr().out
-    assert "float16 angles: cosines off by more than 0.01 from about position" in text
-    assert "float16 cannot hold positions from" in text
+    dtype.value = "float16"                  # every control redraws (the drawing is tested below)
     dtype.value = "float32"
     longest.value = 2**10
-    text = capsys.readouterr().out
-    assert "float32 angles: cosines off by more than 0.01 nowhere up to 1,024" in text
     width.value, base.value = 32, 500000.0
+    plt.close("all")
+
+
+# ------------------------------------------ the explorers' drawings (chapters 5-7, 10)
+def test_draw_learned_table_explorer_shows_the_chosen_step():
+    snaps = {0: torch.randn(12, 8, generator=torch.Generator().manual_seed(0)),
+             10: torch.cumsum(torch.randn(12, 8, generator=torch.Generator().manual_seed(1)), 0)}
+    fig = plots.draw_learned_table_explorer(snaps, step=10)
+    left = fig.axes[0]
+    assert left.get_title() == "similarity after 10 steps"
+    torch.testing.assert_close(torch.as_tensor(left.images[0].get_array().data), plots.cosine_similarity(snaps[10]))
+    _, ax = plt.subplots()
+    share = plots.pca_path(ax, snaps[10])
+    assert fig._suptitle.get_text() == f"step 10: the two components explain {share:.0%} of the variance"
+    plt.close("all")
+    fig = plots.draw_learned_table_explorer(snaps, step=0)
+    torch.testing.assert_close(torch.as_tensor(fig.axes[0].images[0].get_array().data),
+                               plots.cosine_similarity(snaps[0]))
+    plt.close(fig)
+    with pytest.raises(ValueError, match="step must be one of"):
+        plots.draw_learned_table_explorer(snaps, step=5)
+
+
+def test_draw_rope_explorer_depends_on_the_offset_only():
+    q, k = torch.randn(2, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    fig = plots.draw_rope_explorer(q, k, m=6, n=3, pair=2, max_position=10)
+    plane, curve = fig.axes
+    theta = float(encodings.frequencies(16)[2])
+
+    def rotate(v, angle):                   # one pair turned by angle (Su et al., eq. 13)
+        return torch.tensor([math.cos(angle) * v[0] - math.sin(angle) * v[1],
+                             math.sin(angle) * v[0] + math.cos(angle) * v[1]], dtype=torch.float64)
+
+    expected = float(rotate(q[4:6], 6 * theta) @ rotate(k[4:6], 3 * theta))
+    assert fig._suptitle.get_text() == f"pair 2 adds {expected:+.3f} to the score; m - n = 3"
+    assert plane.get_title().startswith("m = 6, n = 3")
+    line, mark = curve.get_lines()
+    assert list(line.get_xdata()) == list(range(-10, 11)) and list(mark.get_xdata()) == [3]
+    shifted = plots.draw_rope_explorer(q, k, m=9, n=6, pair=2, max_position=10)
+    assert shifted._suptitle.get_text() == fig._suptitle.get_text()        # same m - n, same score
+    assert shifted.axes[1].get_lines()[1].get_ydata() == pytest.approx(mark.get_ydata())
+    assert shifted.axes[0].get_title() != plane.get_title()
+    plt.close("all")
+    with pytest.raises(ValueError, match="pair must be a pair index in 0 .. 7"):
+        plots.draw_rope_explorer(q, k, pair=8)
+    with pytest.raises(ValueError, match="same even number"):
+        plots.draw_rope_explorer(torch.ones(7), torch.ones(7))
+
+
+def test_draw_alibi_explorer_weights_follow_the_slope():
+    fig = plots.draw_alibi_explorer(n_heads=4, head=2, seq_len=10)
+    bias_ax, weights_ax = fig.axes[0], fig.axes[1]
+    slope = float(encodings.alibi_slopes(4)[1])
+    assert slope == pytest.approx(1 / 16)
+    assert bias_ax.get_title() == "head 2: m = 1/16"
+    weights = weights_ax.get_lines()[0].get_ydata()
+    assert weights.sum() == pytest.approx(1.0)
+    assert weights[:-1] / weights[1:] == pytest.approx(math.exp(-slope))   # exp(-m) per step back
+    assert fig._suptitle.get_text() == (f"4 heads, slope m = {slope:.4g}: the weight halves every "
+                                        f"ln 2 / m = {math.log(2) / slope:.3g} positions")
+    plt.close(fig)
+    fig = plots.draw_alibi_explorer(n_heads=4, head=1, seq_len=10)
+    assert fig.axes[1].get_lines()[0].get_ydata()[-1] > weights[-1]     # the steeper head looks closer
+    plt.close(fig)
+    with pytest.raises(ValueError, match="head must be an integer in 1 .. 4"):
+        plots.draw_alibi_explorer(n_heads=4, head=5)
+
+
+def test_draw_precision_explorer_says_where_the_error_passes_001():
+    fig = plots.draw_precision_explorer(dtype="float16", d_model=128, longest=2**17)
+    (ax,) = fig.axes
+    title = fig._suptitle.get_text()
+    assert title.startswith("float16 angles: cosines off by more than 0.01 from about position ")
+    assert "float16 cannot hold positions from" in title
+    assert [line.get_label() for line in ax.get_lines()] == ["float16", "book (float64 angles)"]
+    assert ax.get_lines()[0].get_xdata()[-1] == 2**17
+    plt.close(fig)
+    fig = plots.draw_precision_explorer(dtype="float32", d_model=32, base=500000.0, longest=2**10)
+    assert fig._suptitle.get_text() == "float32 angles: cosines off by more than 0.01 nowhere up to 1,024"
+    assert fig.axes[0].get_title() == "RoPE angles in low precision, d = 32"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="dtypes must name torch dtypes"):
+        plots.draw_precision_explorer(dtype="float8")
+
+
+@pytest.mark.parametrize("explorer, args, moves, draw, expected", [
+    ("learned_table_explorer", lambda: ({0: torch.randn(12, 8), 10: torch.randn(12, 8)},), [(0, 0, 0)],
+     "draw_learned_table_explorer", {"step": 0}),
+    ("rope_explorer", lambda: tuple(torch.randn(2, 16)), [(0, 0, 9), (0, 1, 4), (0, 2, 7)],
+     "draw_rope_explorer", {"m": 9, "n": 4, "pair": 7}),
+    ("alibi_explorer", lambda: (), [(0, 0, 12), (0, 1, 12), (0, 2, 8)],
+     "draw_alibi_explorer", {"n_heads": 12, "head": 12, "seq_len": 8}),
+    ("precision_explorer", lambda: (), [(0, 0, "float16"), (1, 0, 32), (1, 2, 2**10)],
+     "draw_precision_explorer", {"dtype": "float16", "d_model": 32, "longest": 2**10}),
+])
+def test_explorers_5_10_call_their_drawing(monkeypatch, explorer, args, moves, draw, expected):
+    """Each control passes its value to the explorer's draw function (and nothing else draws)."""
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    calls = []
+    real = getattr(plots, draw)
+    monkeypatch.setattr(widgets, draw, lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    box = getattr(widgets, explorer)(*args())
+    assert len(calls) == 1                               # drawn once on display
+    for row, col, value in moves:
+        box.children[row].children[col].value = value
+    assert {k: calls[-1][k] for k in expected} == expected
     plt.close("all")
