@@ -57,7 +57,7 @@ def test_every_import_of_the_library_is_declared():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["dependencies"]}
     declared |= {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["optional-dependencies"]["notebooks"]}
-    provided_by = {"IPython": "ipython", "ipywidgets": "ipywidgets", "myst_nb": "myst-nb"}
+    provided_by = {"IPython": "ipython", "ipywidgets": "ipywidgets", "myst_nb": "myst-nb", "PIL": "pillow"}
     missing = set()
     for path in (ROOT / "book").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
