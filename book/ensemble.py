@@ -1,15 +1,20 @@
 """Train several seeds of one ``TinyTransformer`` at once, as one batched ensemble.
 
-A model as small as chapter 8's spends most of a training step on the fixed
-cost of each tensor operation, not on arithmetic. Training the seeds of one
-scheme together removes most of that cost: the weights of ``E`` models are
-stacked along a new first axis, every linear layer becomes one batched matrix
-product over the ``E`` members (``torch.baddbmm``), attention runs over the
-``E * batch`` sequences in one call, and one backward pass and one AdamW step
-update all members. This is the usual way to train many small models at once
-(the "model ensembling" pattern of ``torch.func.stack_module_state``; here the
-batched products are written out, because ``vmap`` over this model was no
-faster on a CPU).
+The weights of ``E`` models are stacked along a new first axis, every linear
+layer becomes one batched matrix product over the ``E`` members
+(``torch.baddbmm``), attention runs over the ``E * batch`` sequences in one
+call, and one backward pass and one AdamW step update all members. This is the
+"model ensembling" pattern of ``torch.func.stack_module_state``, with the
+batched products written out (``vmap`` over this model was slower).
+
+Speed, measured (``benchmarks/experiment_speed.py`` and a side-by-side run of
+``experiments.train_models`` against ``train_model`` per seed): the hope was
+that one batched step costs little more than one model's step, since a model
+this small spends much of a step on the fixed cost of each operation. On a
+busy 2-core machine the ensemble was about 2x faster per model, but on a
+quiet one it was not: 0.75x to 1.2x the speed of training the five seeds one
+after another, one thread each. Its use today is that a job trains every seed
+of a scheme in one process with one code path; the speed-up is not there.
 
 The members share nothing. The loss is the sum of the members' own losses, so
 each member receives exactly the gradient it would receive alone, and AdamW

@@ -19,9 +19,10 @@ trained with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
 Jobs run in ``--workers`` processes with one CPU thread each, so a result
 depends only on its scheme, seed and settings, not on the number of workers.
 A job trains every seed of one scheme together, as one batched ensemble
-(``book.ensemble``: the same computation as training each seed alone, several
-times faster); the copy task, whose length changes from batch to batch, trains
-its seeds one after another. Results are written as JSON (no pickle).
+(``book.ensemble``: the same computation as training each seed alone, up to
+float rounding; on a quiet CPU it is not faster, see that module); the copy
+task, whose length changes from batch to batch, trains its seeds one after
+another. Results are written as JSON (no pickle).
 """
 
 from __future__ import annotations
