@@ -275,3 +275,20 @@ def test_role_in_notebook_markdown_links_to_the_entry(tmp_path):
     assert ">RoPE<" in html and "apply_rope()" in html  # own text; "~" shows the short name
     assert 'id="book.encodings.apply_rope"' in api
     assert "https://docs.pytorch.org/docs/2.13/tensors.html#torch.Tensor" in api
+
+
+def test_every_chapter_links_library_names_to_the_reference():
+    """Prose that names a function of `book` links to its entry (a {py:obj} role), and no
+    chapter leaves a public name of `book` as plain code in its prose."""
+    import importlib
+    import json
+
+    plain = re.compile(r"(?<![<}`])`(?:book\.)?(encodings|scaling|attention|tasks|models|ensemble|experiments|"
+                       r"plots|widgets|checks|demos|classroom|mechanism)\.([A-Za-z_]\w*)(?:\(\))?`")
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        prose = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                          if c["cell_type"] == "markdown")
+        assert "{py:obj}`" in prose, f"{path.name}: no link to the library reference"
+        unlinked = [m.group(0) for m in plain.finditer(prose)
+                    if m.group(2) in getattr(importlib.import_module(f"book.{m.group(1)}"), "__all__", ())]
+        assert not unlinked, f"{path.name}: library names without a link: {unlinked}"
