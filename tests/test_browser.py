@@ -295,13 +295,15 @@ def test_reference_pages_document_the_library(visits):
     assert torch_links > 0 and raises > 0, "torch.Tensor and ValueError do not link to their docs"
 
 
-def test_link_to_a_function_leads_to_its_entry(server, browser):
-    """A role like {py:func}`book.encodings.apply_rope` in prose links to the entry, which the browser shows."""
+@pytest.mark.parametrize("page", [TOC["root"], "notebooks/06_rope"])
+def test_link_to_a_function_leads_to_its_entry(server, browser, page):
+    """A role like {py:obj}`book.encodings.apply_rope` in prose (the landing page's, and a
+    chapter's) links to the entry, which the browser shows."""
     base, _ = server
-    visit = PageVisit(browser, base, TOC["root"])
+    visit = PageVisit(browser, base, page)
     try:
         link = visit.page.locator("article a[href$='reference/encodings.html#book.encodings.apply_rope']").first
-        assert link.count() == 1, "the landing page has no link to book.encodings.apply_rope"
+        assert link.count() == 1, f"{page} has no link to book.encodings.apply_rope"
         link.click()
         visit.page.wait_for_url("**/reference/encodings.html#book.encodings.apply_rope")
         entry = visit.page.locator("[id='book.encodings.apply_rope']")
