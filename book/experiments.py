@@ -144,10 +144,15 @@ def train_model(config: Config, scheme: str, seed: int) -> tuple[TinyTransformer
     """
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
-    model = TinyTransformer(config.vocab_size, position=scheme, d_model=config.d_model, n_heads=config.n_heads,
-                            n_layers=config.n_layers, max_len=config.max_len, seed=seed)
+    model = _new_model(config, scheme, seed)
     losses = train(model, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr, seed=seed)
     return model, losses
+
+
+def _new_model(config: Config, scheme: str, seed: int) -> TinyTransformer:
+    """The untrained model of one (scheme, seed) job, with the config's sizes."""
+    return TinyTransformer(config.vocab_size, position=scheme, d_model=config.d_model, n_heads=config.n_heads,
+                           n_layers=config.n_layers, max_len=config.max_len, seed=seed)
 
 
 def _training_batch(config: Config, generator: torch.Generator) -> Batch:
@@ -197,8 +202,7 @@ def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tupl
         return [train_model(config, scheme, seed) for seed in seeds]
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
-    members = [TinyTransformer(config.vocab_size, position=scheme, d_model=config.d_model, n_heads=config.n_heads,
-                               n_layers=config.n_layers, max_len=config.max_len, seed=seed) for seed in seeds]
+    members = [_new_model(config, scheme, seed) for seed in seeds]
     losses = train_together(members, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr,
                             seeds=seeds)
     return list(zip(members, losses))
