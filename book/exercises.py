@@ -376,10 +376,12 @@ def check_attend_back_matrix(answer: Any, j: int, d_model: int, *, n_positions: 
         return _verdict(False, f"This head attends {j} tokens ahead, n = m + {j}. PE(m)^T M_k PE(n) = "
                         "PE(m) . PE(n + k) peaks at n = m - k: check the sign (M_(-k) is M_k^T).")
     if torch.equal(best, m):
-        return _verdict(False, "Every query attends to itself (n = m), as with A = I. Use a rotation "
-                        "that moves PE(n) to PE(n + j) before the dot product.")
-    return _verdict(False, f"Some queries m >= {j} peak elsewhere than at n = m - {j}. Try A = M_j, "
-                    "the matrix with M_j PE(n) = PE(n + j).")
+        return _verdict(False, "Every query attends to itself (n = m), as with A = I. The score must "
+                        "peak at an offset, not at the query's own position.")
+    if torch.allclose(scores, scores[:1, :1].expand_as(scores)):
+        return _verdict(False, "Every key gets the same score, so the head has no preference at all.")
+    return _verdict(False, f"Some queries m >= {j} peak elsewhere than at n = m - {j}. Which matrix "
+                    "turns PE(n) into the encoding of another position, the same way at every n?")
 
 
 def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) -> bool:

@@ -1118,6 +1118,15 @@ def wavelengths_by_base(
     return longest
 
 
+def _short(x: float) -> str:
+    """A wavelength in a narrow tick label: 6.28, 29, 135, 2.9k, 14k."""
+    if x < 10:
+        return f"{x:.3g}"
+    if x < 1000:
+        return f"{x:.0f}"
+    return f"{x / 1000:.2g}k"
+
+
 def counter_and_sines(
     ax_bits: plt.Axes,
     ax_sines: plt.Axes,
@@ -1157,7 +1166,7 @@ def counter_and_sines(
     ax_bits.set_xticks(range(b.shape[1]), [f"{j}\n({p:g})" for j, p in enumerate(bit_periods)], fontsize=7)
     heatmap(ax_sines, s, vmax=1.0, xlabel="pair i (wavelength)", ylabel="position p",
             title="sine columns sin(p w_i)", colorbar_label="PE value",
-            xticklabels=[f"{j}\n({lam:.3g})" for j, lam in enumerate(wavelengths)])
+            xticklabels=[f"{j}\n({_short(lam)})" for j, lam in enumerate(wavelengths)])
     ax_sines.tick_params(axis="x", labelsize=7)
 
 

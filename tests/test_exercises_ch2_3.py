@@ -40,10 +40,12 @@ def test_attend_back_matrix(capsys):
     assert not exercises.check_attend_back_matrix(torch.eye(d), j=j, d_model=d)
     assert "itself" in capsys.readouterr().out
     assert not exercises.check_attend_back_matrix(torch.zeros(d, d), j=j, d_model=d)
+    assert "same score" in capsys.readouterr().out
     assert not exercises.check_attend_back_matrix(torch.eye(8), j=j, d_model=d)
     assert "shape" in capsys.readouterr().out
     assert not exercises.check_attend_back_matrix(None, j=j, d_model=d)
     assert not exercises.check_attend_back_matrix(encodings.rotation_matrix(j + 1, d), j=j, d_model=d)
+    assert "M_j" not in capsys.readouterr().out          # the hint does not give the answer away
     with pytest.raises(ValueError, match="j must be"):
         exercises.check_attend_back_matrix(torch.eye(d), j=64, d_model=d)
     with pytest.raises(ValueError, match="d_model"):
