@@ -285,3 +285,136 @@ def check_alibi_slopes(answer: Any, n_heads: int) -> bool:
         return _verdict(False, "The slopes are 2^(-8h/n), spread over [2^-8, 2^-(8/n)], not 2^-h.")
     return _verdict(False, "Start from the 8-head slopes 1/2, 1/4, .., 1/256 and Press et al.'s rule for "
                     "other head counts.")
+
+
+# --- chapters 2-3
+
+__all__ += [
+    "check_sine_only_residual",
+    "check_attend_back_matrix",
+    "check_log_decay_drop",
+]
+
+
+def check_sine_only_residual(answer: Any, k: int, d_model: int, *, n_positions: int = 256,
+                             base: float = 10000.0) -> bool:
+    """Chapter 3: the relative residual ``||X B - Y|| / ||Y||`` of the best
+    (least-squares) matrix ``B`` from the sine columns ``X[p] = sin(p w_i)`` of
+    positions ``0 .. n_positions - 1`` to the sine columns ``Y`` of the
+    positions ``k`` later (``book.encodings.sinusoidal.shift_fit_residual``
+    with ``sines_only=True``).
+
+    Recognises 0 (what the full (sin, cos) table gives), the residual of the
+    identity (no fit), and a fit in the wrong direction (from ``Y`` to ``X``).
+
+    Raises:
+        TypeError / ValueError: as ``shift_fit_residual`` for a bad ``k``,
+            ``d_model``, ``n_positions`` or ``base`` (the teacher's call).
+    """
+    from .encodings.sinusoidal import shift_fit_residual
+
+    right = shift_fit_residual(k, d_model, n_positions=n_positions, sines_only=True, base=base)
+    value = _number(answer)
+    if value is None:
+        return _verdict(False, "Give the relative residual as one number (a float).")
+    if _close(value, right, 1e-2):
+        return _verdict(True, f"The best matrix still misses {100 * right:.0f}% of the shifted sines: "
+                        "sin((p+k)w) needs cos(pw), which the sines alone do not give.")
+    if abs(value) < 1e-6:
+        return _verdict(False, "0 is what the full (sin, cos) encoding gives. Fit the sine columns only "
+                        "(the even dimensions 0, 2, 4, ...).")
+    p = torch.arange(n_positions)
+    x = sinusoidal_at(p, d_model, base=base, dtype=torch.float64)[:, 0::2]
+    y = sinusoidal_at(p + k, d_model, base=base, dtype=torch.float64)[:, 0::2]
+    if _close(value, float((x - y).norm() / y.norm()), 1e-2):
+        return _verdict(False, "That is the residual of B = I (no fit at all). Solve for the best B "
+                        "with torch.linalg.lstsq(X, Y).")
+    back = torch.linalg.lstsq(y, x, driver="gelsd").solution
+    if _close(value, float((y @ back - x).norm() / x.norm()), 1e-2):
+        return _verdict(False, "That fits from PE(p + k) back to PE(p). Fit X B = Y, with X the positions "
+                        "p and Y the positions p + k.")
+    return _verdict(False, "Build X (sines of p) and Y (sines of p + k), solve B = lstsq(X, Y) and "
+                    "return ||X B - Y|| / ||Y||.")
+
+
+def check_attend_back_matrix(answer: Any, j: int, d_model: int, *, n_positions: int = 64,
+                             base: float = 10000.0) -> bool:
+    """Chapter 3: does ``A`` (``d_model x d_model``) make the position-position
+    score ``PE(m)^T A PE(n)`` peak at ``n = m - j`` for every query position
+    ``m = j .. n_positions - 1`` (keys ``n = 0 .. n_positions - 1``)?
+
+    The check is on behaviour, so any matrix that does the job passes;
+    ``A = M_j`` (``rotation_matrix(j, d)``) is one. Recognises a head that
+    attends ``j`` ahead (``M_{-j} = M_j^T``), one that attends to itself
+    (e.g. ``A = I``), and the wrong shape.
+
+    Raises:
+        TypeError / ValueError: if ``j`` is not an integer with
+            ``0 <= j < n_positions``.
+    """
+    from ._validate import check_even
+
+    d_model = check_even("d_model", d_model)
+    n_positions = check_positive_int("n_positions", n_positions)
+    if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < n_positions:
+        raise ValueError(f"j must be an integer in 0 .. n_positions - 1 = {n_positions - 1}, got {j!r}")
+    try:
+        a = torch.as_tensor(answer, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return _verdict(False, "Give A as a d x d tensor (or a list of lists).")
+    if a.shape != (d_model, d_model):
+        return _verdict(False, f"A must be {d_model} x {d_model}, got shape {tuple(a.shape)}.")
+    pe = sinusoidal_at(torch.arange(n_positions), d_model, base=base, dtype=torch.float64)
+    scores = pe @ a @ pe.T                              # (query m, key n)
+    best = scores.argmax(-1)
+    m = torch.arange(n_positions)
+    if torch.equal(best[j:], m[j:] - j):
+        return _verdict(True, f"Every query m >= {j} scores highest on the key n = m - {j}: "
+                        f"PE(m)^T A PE(n) peaks {j} tokens back.")
+    ahead = m[: n_positions - j]
+    if j and torch.equal(best[: n_positions - j], ahead + j):
+        return _verdict(False, f"This head attends {j} tokens ahead, n = m + {j}. PE(m)^T M_k PE(n) = "
+                        "PE(m) . PE(n + k) peaks at n = m - k: check the sign (M_(-k) is M_k^T).")
+    if torch.equal(best, m):
+        return _verdict(False, "Every query attends to itself (n = m), as with A = I. The score must "
+                        "peak at an offset, not at the query's own position.")
+    if torch.allclose(scores, scores[:1, :1].expand_as(scores)):
+        return _verdict(False, "Every key gets the same score, so the head has no preference at all.")
+    return _verdict(False, f"Some queries m >= {j} peak elsewhere than at n = m - {j}. Which matrix "
+                    "turns PE(n) into the encoding of another position, the same way at every n?")
+
+
+def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) -> bool:
+    """Chapter 3: by how much does ``PE(p) . PE(p + k)`` fall each time the
+    offset ``k`` is multiplied by 10, in the log approximation
+    ``(d/2)(1 - ln k / ln b)`` (``1 << k << b``)?
+
+    The answer is ``(d/2) ln 10 / ln b`` (a positive drop). Recognises the
+    sign flipped, ``d`` in place of ``d/2``, the drop per factor ``e`` instead
+    of 10, and the ratio inverted.
+
+    Raises:
+        TypeError / ValueError: for an odd or non-positive ``d_model`` or
+            ``base <= 1``.
+    """
+    from ._validate import check_base, check_even
+
+    half = check_even("d_model", d_model) / 2
+    base = check_base(base)
+    value = _number(answer)
+    if value is None:
+        return _verdict(False, "Give the drop as one number.")
+    ln_b = math.log(base)
+    right = half * math.log(10) / ln_b
+    if _close(value, right):
+        return _verdict(True, f"(d/2)(1 - ln k / ln b) loses (d/2) ln 10 / ln b = {right:.4g} per factor "
+                        "10 in k: a straight line on a log k axis.")
+    if _close(value, -right):
+        return _verdict(False, "That is the change, a negative number; give the drop as a positive number.")
+    if _close(value, 2 * right):
+        return _verdict(False, "The sum has d/2 cosines (one per pair), not d.")
+    if _close(value, half / ln_b):
+        return _verdict(False, "That is the drop per factor e in k. Multiplying k by 10 adds ln 10 to ln k.")
+    if _close(value, half * ln_b / math.log(10)):
+        return _verdict(False, "The ratio is upside down: ln k / ln b grows by ln 10 / ln b.")
+    return _verdict(False, "Write the approximation at k and at 10 k and subtract: ln(10 k) = ln k + ln 10.")

@@ -1073,3 +1073,178 @@ def draw_precision_explorer(
         line += f"\n{dtype} cannot hold positions from {int(positions[err.isinf()][0]):,} on (no line there)"
     fig.suptitle(line, fontsize=9)
     return fig
+
+
+# --- chapters 2-3 (#17)
+
+__all__ += [
+    "wavelengths_by_base",
+    "counter_and_sines",
+    "rotation_spirals",
+    "decay_with_closed_form",
+]
+
+
+def wavelengths_by_base(
+    ax: plt.Axes,
+    d_model: int,
+    *,
+    bases: Sequence[float],
+    lengths: Mapping[str, int],
+) -> dict[float, float]:
+    """Chapter 2's "why 10000" picture: the wavelength ``2*pi * base^(2i/d)`` of
+    every pair ``i`` (log scale), one line per base, against context lengths.
+
+    ``lengths`` maps a label (e.g. ``"BERT, 512"``) to a length in positions,
+    drawn as a dotted horizontal line: a pair above a line has not turned once
+    over that many positions. Returns each base's longest wavelength.
+
+    Raises:
+        ValueError: if ``bases`` or ``lengths`` is empty (and as ``frequencies``
+            for a bad ``d_model`` or base).
+    """
+    if not list(bases) or not dict(lengths):
+        raise ValueError("bases and lengths must each hold at least one value")
+    longest = {}
+    for colour, b in zip(itertools.cycle(OKABE_ITO), bases):
+        lam = (2 * np.pi / frequencies(d_model, base=b)).numpy()
+        ax.semilogy(lam, "o-", ms=3, color=colour, label=f"base {b:,.0f}")
+        longest[b] = float(lam[-1])
+    for (name, n), ls in zip(lengths.items(), itertools.cycle([":", "-.", "--"])):
+        ax.axhline(n, color="0.35", lw=1, ls=ls)
+        ax.annotate(name, (0, n), xytext=(2, 2), textcoords="offset points", fontsize=7, color="0.25")
+    ax.set(xlabel="pair i", ylabel="wavelength (positions)", title=f"wavelengths, d = {d_model}")
+    ax.legend(fontsize=8, loc="lower right")
+    return longest
+
+
+def _short(x: float) -> str:
+    """A wavelength in a narrow tick label: 6.28, 29, 135, 2.9k, 14k."""
+    if x < 10:
+        return f"{x:.3g}"
+    if x < 1000:
+        return f"{x:.0f}"
+    return f"{x / 1000:.2g}k"
+
+
+def counter_and_sines(
+    ax_bits: plt.Axes,
+    ax_sines: plt.Axes,
+    bits: torch.Tensor,
+    sines: torch.Tensor,
+    *,
+    bit_periods: Sequence[float],
+    wavelengths: Sequence[float],
+) -> None:
+    """Chapter 2's binary-counter analogy, column for column.
+
+    Left, ``bits`` (positions x bits, values 0 and 1) in two discrete
+    colour-blind-safe colours (Okabe-Ito blue and orange) with a two-entry
+    colorbar; right, ``sines`` (positions x pairs, the sine column
+    ``sin(p w_i)`` of each pair) with the diverging map on [-1, 1]. Each
+    column is labelled with its period (bits) or wavelength (pairs), so the
+    reader sees the periods double from bit to bit and the wavelengths grow
+    by a constant factor from pair to pair.
+
+    Raises:
+        ValueError: if the tables are not 2-D, hold different numbers of
+            positions, the labels do not match the columns, or ``bits`` holds
+            values other than 0 and 1.
+    """
+    b, s = _as_array(bits), _as_array(sines)
+    if b.shape[0] != s.shape[0]:
+        raise ValueError(f"bits and sines must have the same number of positions, got {b.shape[0]} and {s.shape[0]}")
+    if len(bit_periods) != b.shape[1] or len(wavelengths) != s.shape[1]:
+        raise ValueError("bit_periods and wavelengths need one label per column of bits and sines")
+    if not np.isin(b, (0.0, 1.0)).all():
+        raise ValueError("bits must hold only 0 and 1")
+    cmap = mpl.colors.ListedColormap([OKABE_ITO[0], OKABE_ITO[1]])
+    image = ax_bits.imshow(b, cmap=cmap, vmin=-0.5, vmax=1.5, aspect="auto", interpolation="nearest")
+    bar = ax_bits.figure.colorbar(image, ax=ax_bits, ticks=[0, 1], shrink=0.9)
+    bar.set_label("bit value")
+    ax_bits.set(xlabel="bit b (period)", ylabel="position p", title="binary counter")
+    ax_bits.set_xticks(range(b.shape[1]), [f"{j}\n({p:g})" for j, p in enumerate(bit_periods)], fontsize=7)
+    heatmap(ax_sines, s, vmax=1.0, xlabel="pair i (wavelength)", ylabel="position p",
+            title="sine columns sin(p w_i)", colorbar_label="PE value",
+            xticklabels=[f"{j}\n({_short(lam)})" for j, lam in enumerate(wavelengths)])
+    ax_sines.tick_params(axis="x", labelsize=7)
+
+
+def rotation_spirals(
+    axes: Sequence[plt.Axes],
+    d_model: int,
+    *,
+    pos: int,
+    k: float,
+    pairs: Sequence[int],
+    base: float = 10000.0,
+) -> list[float]:
+    """Chapter 3's circles, with every turn of the arc visible.
+
+    As ``rotation_circles``: for each pair ``i`` the unit circle, ``PE(pos)``
+    (blue dot), ``PE(pos + k)`` (orange square) and the path between them,
+    a rotation by ``k * w_i``. Here the path is drawn as a spiral whose
+    radius shrinks by 0.12 per full turn, so that an arc of 1.9 turns shows
+    as almost two loops instead of one circle drawn over itself; the square
+    is placed at the spiral's end, and the title gives the angle in radians
+    and in turns. Returns the number of turns of each pair.
+
+    Raises:
+        ValueError: if ``axes`` and ``pairs`` differ in length or a pair index
+            is out of range.
+    """
+    if len(axes) != len(pairs):
+        raise ValueError(f"axes and pairs must have the same length, got {len(axes)} and {len(pairs)}")
+    pairs = [check_pair_index("pairs[]", i, d_model) for i in pairs]
+    w = frequencies(d_model, base=base)
+    circle = np.linspace(0, 2 * np.pi, 200)
+    turns = []
+    for ax, i in zip(axes, pairs):
+        a0, a1 = pos * float(w[i]), (pos + k) * float(w[i])
+        arc = np.linspace(a0, a1, max(60, int(40 * abs(a1 - a0))))
+        radius = 1 - 0.12 * np.abs(arc - a0) / (2 * np.pi)
+        ax.plot(np.sin(circle), np.cos(circle), color="0.8", lw=1)
+        ax.plot(radius * np.sin(arc), radius * np.cos(arc), color=OKABE_ITO[1], lw=1.5, alpha=0.7)
+        ax.plot([np.sin(a0)], [np.cos(a0)], "o", color=OKABE_ITO[0], label="PE(p)")
+        ax.plot([radius[-1] * np.sin(a1)], [radius[-1] * np.cos(a1)], "s", color=OKABE_ITO[1], label="PE(p + k)")
+        n_turns = abs(a1 - a0) / (2 * np.pi)
+        turns.append(n_turns)
+        ax.set(xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal",
+               xlabel=f"sin (dim {2 * i})", ylabel=f"cos (dim {2 * i + 1})",
+               title=f"pair {i}: {abs(a1 - a0):.3g} rad\n= {n_turns:.2g} turns")
+        ax.set_xticks([-1, 0, 1])
+        ax.set_yticks([-1, 0, 1])
+    return turns
+
+
+def decay_with_closed_form(
+    ax: plt.Axes,
+    d_model: int,
+    *,
+    k_max: int = 1000,
+    base: float = 10000.0,
+) -> dict[str, torch.Tensor]:
+    """Chapter 3's decay figure: ``sum_i cos(k w_i)`` for ``k = 1 .. k_max``
+    (log-scaled ``k``) with its two closed forms overlaid,
+    ``(d/2)(Ci(k) - Ci(k/b)) / ln b`` and ``(d/2)(1 - ln k / ln b)``
+    (``book.encodings.sinusoidal.dot_by_offset``).
+
+    Returns the three curves (keys ``"k"``, ``"exact"``, ``"ci"``, ``"log"``).
+
+    Raises:
+        ValueError: if ``k_max`` is not an integer >= 2 (and as
+            ``dot_by_offset`` for a bad ``d_model`` or base).
+    """
+    from .encodings.sinusoidal import dot_by_offset
+
+    k_max = check_positive_int("k_max", k_max)
+    if k_max < 2:
+        raise ValueError(f"k_max must be at least 2, got {k_max}")
+    k = torch.arange(1, k_max + 1, dtype=torch.float64)
+    curves = {"k": k, **{f: dot_by_offset(k, d_model, base=base, form=f) for f in ("exact", "ci", "log")}}
+    ax.semilogx(k, curves["exact"], color=OKABE_ITO[0], lw=1, label="exact: sum_i cos(k w_i)")
+    ax.semilogx(k, curves["ci"], color=OKABE_ITO[3], lw=2, label="(d/2)(Ci(k) - Ci(k/b)) / ln b")
+    ax.semilogx(k, curves["log"], "--", color="0.2", lw=1.2, label="(d/2)(1 - ln k / ln b)")
+    ax.set(xlabel="offset k (log scale)", ylabel="PE(p) . PE(p + k)", title=f"decay and its closed form, d = {d_model}")
+    ax.legend(fontsize=8)
+    return curves
