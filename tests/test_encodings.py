@@ -610,3 +610,15 @@ def test_complex_rope_into_a_buffer_and_in_place():
     torch.testing.assert_close(z, want)
     with pytest.raises(ValueError, match="out must be a contiguous tensor"):
         enc.apply_rope_complex(x, cis, out=torch.empty(3, 10, 8))
+
+
+def test_the_package_re_exports_every_public_name_of_its_modules():
+    """``from book import encodings`` gives every scheme module's public API."""
+    import importlib
+
+    for name in ("sinusoidal", "rope", "alibi", "t5", "learned"):
+        module = importlib.import_module(f"book.encodings.{name}")
+        missing = set(module.__all__) - set(encodings.__all__)
+        assert not missing, f"book.encodings does not re-export {sorted(missing)} from {name}"
+        for public in module.__all__:
+            assert getattr(encodings, public) is getattr(module, public)

@@ -45,11 +45,15 @@ from .rope import (
     rope_layout_permutation,
 )
 from .sinusoidal import (
+    cosine_integral,
+    dot_by_offset,
     frequencies,
     layout_permutation,
     rotation_matrix,
+    shift_fit_residual,
     sinusoidal,
     sinusoidal_at,
+    step_norm_squared,
 )
 from .t5 import t5_relative_bucket
 
@@ -59,6 +63,10 @@ __all__ = [
     "sinusoidal_at",
     "layout_permutation",
     "rotation_matrix",
+    "step_norm_squared",
+    "shift_fit_residual",
+    "cosine_integral",
+    "dot_by_offset",
     "apply_rope",
     "alibi_slopes",
     "alibi_bias",
