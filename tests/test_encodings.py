@@ -618,7 +618,7 @@ def test_the_package_re_exports_every_public_name_of_its_modules():
 
     for name in ("sinusoidal", "rope", "alibi", "t5", "learned"):
         module = importlib.import_module(f"book.encodings.{name}")
-        missing = set(module.__all__) - set(encodings.__all__)
+        missing = set(module.__all__) - set(enc.__all__)
         assert not missing, f"book.encodings does not re-export {sorted(missing)} from {name}"
         for public in module.__all__:
-            assert getattr(encodings, public) is getattr(module, public)
+            assert getattr(enc, public) is getattr(module, public)
