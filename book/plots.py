@@ -678,8 +678,8 @@ def rope_angle_errors(
     """Chapter 10's picture: the largest error of RoPE's cosines against
     position (log-log) when the angles are formed in each of ``dtypes``
     (names such as ``"bfloat16"``), with ``book``'s float64 angles for
-    comparison (``encodings.rope_cos_error``). Returns the errors by label."""
-    from .encodings import rope_cos_error
+    comparison (``numerics.rope_cos_error``). Returns the errors by label."""
+    from .numerics import rope_cos_error
 
     errors = {}
     for name in dtypes:

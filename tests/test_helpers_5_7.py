@@ -245,32 +245,7 @@ def test_added_helpers_name_the_bad_parameter():
         widgets.scaling_explorer(d_model=2)
 
 
-def test_rope_cos_error_against_a_written_out_reference():
-    pos = torch.tensor([1, 7, 300, 1024, 65536])
-    theta = encodings.frequencies(64)
-    exact = torch.cos(pos[:, None].double() * theta)
-    # bfloat16: the position and theta rounded to bfloat16, multiplied in it
-    by_hand = torch.cos((pos[:, None].to(torch.bfloat16) * theta.to(torch.bfloat16)).float())
-    want = (by_hand.double() - exact).abs().amax(1)
-    torch.testing.assert_close(encodings.rope_cos_error(pos, 64, angle_dtype=torch.bfloat16), want)
-    # float64 means book's own path: float64 angles, the result in float32
-    cos, _ = encodings.rope_cos_sin(pos, 64)
-    book = encodings.rope_cos_error(pos, 64, angle_dtype=torch.float64)
-    torch.testing.assert_close(book, (cos.double() - exact).abs().amax(1))
-    assert float(book.max()) < 1e-7
-    bf16 = encodings.rope_cos_error(pos, 64, angle_dtype=torch.bfloat16)
-    fp32 = encodings.rope_cos_error(pos, 64, angle_dtype=torch.float32)
-    assert float(bf16[4]) > 0.5 > 1e-3 > float(fp32[4]) > float(fp32[0])
-    # float16 overflows past 65504: reported as infinitely wrong, not as nan
-    fp16 = encodings.rope_cos_error(torch.tensor([65504, 65536]), 64, angle_dtype=torch.float16)
-    assert math.isfinite(float(fp16[0])) and math.isinf(float(fp16[1]))
-
-
 @pytest.mark.parametrize("call,exc,message", [
-    (lambda: encodings.rope_cos_error([1, 2], 8, angle_dtype=torch.int32), TypeError, "angle_dtype must be"),
-    (lambda: encodings.rope_cos_error([1.5], 8, angle_dtype=torch.float32), TypeError, "integer dtype"),
-    (lambda: encodings.rope_cos_error([[1, 2]], 8, angle_dtype=torch.float32), ValueError, "one-dimensional"),
-    (lambda: encodings.rope_cos_error([1], 7, angle_dtype=torch.float32), ValueError, "d_model"),
     (lambda: plots.rope_angle_errors(plt.subplots()[1], torch.arange(1, 5), 8, dtypes=["float8"]), ValueError,
      "dtypes must name torch dtypes"),
 ])
