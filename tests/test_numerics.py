@@ -124,3 +124,38 @@ def test_memory_traffic_of_the_rope_forms():
     # write one), two strided copies into the output (read a half, write a half)
     assert cached["ops"] == ["mul", "mul", "sub", "copy_", "mul", "mul", "add", "copy_"]
     assert cached["read"] + cached["written"] == 4 * (xb + cb) + 2 * (3 * xb // 2) + 2 * xb
+
+
+def test_the_two_precision_problems_are_those_of_transformers_llama_rotary_embedding():
+    """transformers' LlamaRotaryEmbedding.forward (models/llama/modeling_llama.py) forms the angles
+    in float32 and returns cos/sin cast to x's dtype: its errors are rope_cos_error's (float32
+    angles) and, for a bfloat16 model, rope_cache_error's on top."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    config = transformers.LlamaConfig(hidden_size=128, num_attention_heads=1, num_key_value_heads=1,
+                                      head_dim=128, max_position_embeddings=131072)
+    rotary = LlamaRotaryEmbedding(config)
+    positions = torch.unique(torch.logspace(0, 17, 60, base=2).long())
+    exact = torch.cos(positions[:, None].double() * encodings.frequencies(128))
+
+    def hf_error(dtype):
+        cos, _ = rotary(torch.zeros(1, 1, dtype=dtype), positions[None])
+        assert cos.dtype == dtype
+        return (cos[0, :, :64].double() - exact).abs().amax(1)   # half-split: the first half has every pair
+
+    # transformers rounds theta_i = 1 / base^(2i/d) computed in float32, book rounds float64 theta_i to
+    # float32: a last-bit difference in theta_i, so the two errors agree in size, not bit for bit
+    hf_fp32 = hf_error(torch.float32)
+    ours = numerics.rope_cos_error(positions, 128, angle_dtype=torch.float32)
+    assert float((hf_fp32 - ours).abs().max()) < 2.0**-12
+    assert min(float(hf_fp32[-1]), float(ours[-1])) > 2.0**-9     # both grow past bfloat16's 2^-9 by 128k
+    assert max(float(hf_fp32.max()), float(ours.max())) <= 3 * 2.0**-8  # half a gap, plus theta's rounding
+    near = positions <= 1024            # where float32 angles are still almost exact
+    hf_bf16 = hf_error(torch.bfloat16)
+    # flat at bfloat16's half gap, like rope_cache_error (a last-bit change of an angle can move a
+    # cosine across a bfloat16 rounding boundary, so not bit for bit)
+    cache = numerics.rope_cache_error(positions[near], 128, cache_dtype=torch.bfloat16)
+    for err in (hf_bf16[near][2:], cache[2:]):
+        assert 2.0**-11 < float(err.min()) and float(err.max()) <= 2.0**-9 + 2.0**-13
+    assert float(hf_bf16[-1]) > 2.0**-9 + 2.0**-25   # at 128k the angles' error adds to the cache's
