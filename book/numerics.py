@@ -191,6 +191,12 @@ def _nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 
 
+def _where(t: torch.Tensor) -> tuple:
+    """Which elements of which memory ``t`` covers (two views of the same elements are one read)."""
+    return (t.untyped_storage().data_ptr(), t.storage_offset() * t.element_size(), t.element_size(),
+            tuple(t.shape), t.stride())
+
+
 # allocations and metadata: no data is read or written
 _NO_TRAFFIC = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 
@@ -218,6 +224,7 @@ class _Traffic(TorchDispatchMode):
         skip = {k for k, a in kinds.items() if a.is_out} | ({"self"} if name == "copy_" else set())
         read = [t for k, v in given.items() if k not in skip
                 for t in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(t, torch.Tensor)]
+        read = list({_where(t): t for t in read}.values())  # x * x reads x once
         if not written:
             written = [o for o in pytree.tree_leaves(out) if isinstance(o, torch.Tensor)]
         self.read += sum(_nbytes(t) for t in read)
@@ -232,7 +239,7 @@ def memory_traffic(fn: Callable[[], Any]) -> dict[str, Any]:
     Runs ``fn()`` once under a ``TorchDispatchMode`` (the mechanism of
     ``torch.utils.flop_counter.FlopCounterMode``) and, for every ATen
     operation that is not a view, adds the sizes of its tensor inputs to
-    "read" and of its outputs (or, for an in-place or ``out=`` operation,
+    "read" (an input passed twice, as in ``x * x``, once) and of its outputs (or, for an in-place or ``out=`` operation,
     the tensor it writes) to "written". Views (``x[..., 0::2]``,
     ``x.view(torch.complex64)``) move no data and count nothing. This is
     the traffic of the eager program, each operation reading its inputs from
