@@ -45,7 +45,7 @@ import torch
 from . import __version__
 from .ensemble import train_together
 from .models import SCHEMES, TinyTransformer, accuracy_by_position, train
-from .tasks import Batch, copy_task, fibonacci_mod, local_sum
+from .tasks import Batch, copy_task, fibonacci_mod, local_sum, vocab_size
 
 __all__ = [
     "TASKS",
@@ -116,8 +116,9 @@ class Config:
 
     @property
     def vocab_size(self) -> int:
-        """The number of token ids the model embeds (digits 0..9, plus BOS and SEP for ``copy``)."""
-        return 12 if self.task == "copy" else 10
+        """The number of token ids the model embeds, from the task (``book.tasks.vocab_size``):
+        digits 0..9, plus BOS and SEP for ``copy``."""
+        return vocab_size(self.task)
 
     @property
     def max_len(self) -> int:

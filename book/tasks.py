@@ -16,7 +16,12 @@ import torch
 
 from ._validate import check_positive_int
 
-__all__ = ["Batch", "local_sum", "fibonacci_mod", "copy_task"]
+__all__ = ["Batch", "local_sum", "fibonacci_mod", "copy_task", "MODULUS", "N_SYMBOLS", "vocab_size"]
+
+#: The default modulus of ``local_sum`` and ``fibonacci_mod``: tokens ``0 .. 9``.
+MODULUS = 10
+#: The default symbol alphabet of ``copy_task``: symbols ``0 .. 9`` (plus BOS and SEP).
+N_SYMBOLS = 10
 
 
 class Batch(NamedTuple):
@@ -38,7 +43,7 @@ def local_sum(
     length: int,
     *,
     offsets: Sequence[int] = (0, 1),
-    modulus: int = 10,
+    modulus: int = MODULUS,
     generator: torch.Generator | None = None,
 ) -> Batch:
     """A local rule on i.i.d. tokens: the sum of the tokens at fixed offsets back.
@@ -100,7 +105,7 @@ def fibonacci_mod(
     n_seqs: int,
     length: int,
     *,
-    modulus: int = 10,
+    modulus: int = MODULUS,
     generator: torch.Generator | None = None,
 ) -> Batch:
     """A local rule: each token is the sum of the two before it, modulo ``modulus``.
@@ -142,7 +147,7 @@ def copy_task(
     n_seqs: int,
     n_tokens: int,
     *,
-    n_symbols: int = 10,
+    n_symbols: int = N_SYMBOLS,
     generator: torch.Generator | None = None,
 ) -> Batch:
     """Copying: ``BOS x_1 .. x_n SEP x_1 .. x_n``, scored on the second copy.
@@ -175,3 +180,25 @@ def copy_task(
     mask = torch.zeros(n_seqs, 2 * n + 1, dtype=torch.bool)
     mask[:, n + 1 :] = True  # targets n+1 .. 2n are seq[n+2 ..], the copy
     return Batch(seq[:, :-1], seq[:, 1:], mask)
+
+
+def vocab_size(task: str, *, modulus: int = MODULUS, n_symbols: int = N_SYMBOLS) -> int:
+    """The number of token ids a task's batches use: what a model on it must embed.
+
+    ``"local_sum"`` and ``"fibonacci"``: the tokens are ``0 .. modulus-1``;
+    ``"copy"``: the symbols ``0 .. n_symbols-1`` plus ``BOS = n_symbols`` and
+    ``SEP = n_symbols + 1``. With the defaults these are the sizes of the
+    batches that ``local_sum``, ``fibonacci_mod`` and ``copy_task`` draw with
+    their own defaults (``book.experiments.Config.vocab_size`` reads it).
+
+    Raises:
+        ValueError: for an unknown task, or a modulus or alphabet below 2.
+        TypeError: if ``modulus`` or ``n_symbols`` is not an integer.
+    """
+    if task not in ("local_sum", "fibonacci", "copy"):
+        raise ValueError(f"task must be one of 'local_sum', 'fibonacci', 'copy', got {task!r}")
+    modulus = check_positive_int("modulus", modulus)
+    n_symbols = check_positive_int("n_symbols", n_symbols)
+    if min(modulus, n_symbols) < 2:
+        raise ValueError(f"modulus and n_symbols must be at least 2, got {modulus} and {n_symbols}")
+    return n_symbols + 2 if task == "copy" else modulus
