@@ -58,8 +58,12 @@ def check_positive_real(name: str, value: Any) -> float:
     ``TypeError`` for anything else (``bool`` included), ``ValueError`` for
     zero, a negative number, NaN or infinity.
     """
-    value = check_real(name, value)
-    if value <= 0:
+    if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_complex():
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive finite number (> 0), got {value}")
     return value
 

@@ -9,12 +9,11 @@ the targets that the task's rule determines. Tokens are drawn from a
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple, Sequence
 
 import torch
 
-from ._validate import check_positive_int
+from ._validate import check_nonneg_int, check_positive_int
 
 __all__ = ["Batch", "local_sum", "fibonacci_mod", "copy_task", "MODULUS", "N_SYMBOLS", "vocab_size"]
 
@@ -73,7 +72,8 @@ def local_sum(
         there on.
 
     Raises:
-        TypeError: for a non-integer size or offset, or a bad ``generator``.
+        TypeError: for a non-integer size or offset, ``offsets`` that are not
+            a sequence, or a bad ``generator``.
         ValueError: for sizes or offsets that break the rules above.
     """
     n_seqs = check_positive_int("n_seqs", n_seqs)
@@ -81,13 +81,12 @@ def local_sum(
     modulus = check_positive_int("modulus", modulus)
     if modulus < 2:
         raise ValueError(f"modulus must be at least 2, got {modulus}")
-    if isinstance(offsets, (str, bytes)) or not isinstance(offsets, Sequence) or not offsets:
+    if isinstance(offsets, (str, bytes)) or not isinstance(offsets, Sequence):
+        raise TypeError(f"offsets must be a sequence of integers >= 0, got {offsets!r}")
+    if not offsets:
         raise ValueError(f"offsets must be a non-empty sequence of integers >= 0, got {offsets!r}")
-    for o in offsets:
-        if isinstance(o, bool) or not isinstance(o, numbers.Integral):
-            raise TypeError(f"offsets must hold integers, got {o!r}")
-    offsets = tuple(int(o) for o in offsets)
-    if min(offsets) < 0 or len(set(offsets)) != len(offsets):
+    offsets = tuple(check_nonneg_int(f"offsets[{i}]", o) for i, o in enumerate(offsets))
+    if len(set(offsets)) != len(offsets):
         raise ValueError(f"offsets must be distinct integers >= 0, got {list(offsets)}")
     if length <= max(offsets):
         raise ValueError(f"length must exceed the largest offset ({max(offsets)}), got {length}")

@@ -228,7 +228,7 @@ def test_scaling_ratios_and_explorer():
 def test_added_helpers_name_the_bad_parameter():
     from book import experiments
 
-    with pytest.raises(ValueError, match="seeds must be non-negative integers"):
+    with pytest.raises(TypeError, match=r"seeds\[0\] must be an integer"):
         experiments.Config(seeds=("0",))
     with pytest.raises(TypeError, match="freqs must be a floating tensor"):
         encodings.rope_cis(range(4), 8, freqs=[1.0, 0.1, 0.01, 0.001])

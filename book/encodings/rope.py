@@ -13,7 +13,7 @@ from typing import Literal, Sequence
 
 import torch
 
-from .._validate import check_choice, check_even, check_float_tensor, check_positive_int
+from .._validate import check_choice, check_even, check_float_dtype, check_float_tensor, check_positive_int
 from ._positions import _check_positions, _check_positions_fit
 from .sinusoidal import frequencies, layout_permutation
 
@@ -131,8 +131,7 @@ def rope_cos_sin(
         ValueError: for a non-finite position, or a bad ``d_model`` or ``base``.
     """
     positions = _check_positions("positions", positions, allow_float=True)
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+    dtype = check_float_dtype("dtype", dtype)
     angles = _rope_angles(positions, d_model, base=base, freqs=None)
     return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
 
