@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from book import _validate as v
-from book import experiments, models, tasks
+from book import encodings, experiments, models, tasks
 
 
 # ------------------------------------------------------------------ each helper
@@ -112,3 +112,10 @@ def test_public_functions_accept_numpy_scalars():
 def test_public_functions_raise_type_error_for_a_type_and_value_error_for_a_value(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_added_helpers_name_the_bad_parameter():
+    with pytest.raises(TypeError, match=r"seeds\[0\] must be an integer"):
+        experiments.Config(seeds=("0",))
+    with pytest.raises(TypeError, match="freqs must be a floating tensor"):
+        encodings.rope_cis(range(4), 8, freqs=[1.0, 0.1, 0.01, 0.001])

@@ -1,4 +1,4 @@
-"""Tests of the plots, explorers and self-checks that chapters 5 to 8 use."""
+"""book.plots: the figures and the explorers' drawings of chapters 1 to 7 and 10."""
 
 from __future__ import annotations
 
@@ -7,78 +7,115 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
+
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from book import encodings, exercises, plots# noqa: E402
+from book import encodings, plots  # noqa: E402
+from book.demos import TinySelfAttention  # noqa: E402
 
 
-# ---------------------------------------------------------------- self-checks
-@pytest.mark.parametrize(
-    "answer,ok,hint",
-    [
-        (1024 * 1600, True, "1,638,400 parameters"),
-        (1024, False, "counts the positions"),
-        (1600, False, "one position's vector"),
-        (1024 + 1600, False, "multiply the number of rows"),
-        (1024 * 1600 * 48, False, "added once"),
-        (0, False, "sinusoidal table's count"),
-        (12345, False, "rows x columns"),
-        ("lots", False, "whole number"),
-    ],
-)
-def test_position_table_size_hints(capsys, answer, ok, hint):
-    assert exercises.check_position_table_size(answer, 1024, 1600, n_layers=48) is ok
-    assert hint in capsys.readouterr().out
+TOKENS = ["나", "는", "너", "를", "사랑해"]
 
 
-THETA8 = 10000 ** (-16 / 64)
+
+@pytest.fixture
+def model():
+    return TinySelfAttention(sorted(TOKENS), d_model=8, seed=0)
 
 
-@pytest.mark.parametrize(
-    "answer,ok,hint",
-    [
-        (100 * THETA8, True, "Correct!"),
-        (math.degrees(100 * THETA8), False, "degrees"),
-        (100 * 10000 ** (-8 / 64), False, "-2i/d, not -i/d"),
-        (THETA8, False, "Multiply by the position"),
-        (100 / THETA8, False, "don't divide"),
-        (3.0, False, "Start from theta_i"),
-        (None, False, "one number"),
-    ],
-)
-def test_rope_angle_hints(capsys, answer, ok, hint):
-    assert exercises.check_rope_angle(answer, 100, 8, 64) is ok
-    assert hint in capsys.readouterr().out
+
+# ------------------------------------------------- chapters 1-4
+def test_heatmap_signed_is_centred_and_rejects_vectors():
+    plots.use_style()
+    fig, ax = plt.subplots()
+    image = plots.heatmap(ax, torch.tensor([[-1.0, 3.0], [0.0, 2.0]]), xlabel="x", ylabel="y", title="t")
+    assert image.get_clim() == (-3.0, 3.0) and image.get_cmap().name == plots.SIGNED_CMAP
+    image = plots.heatmap(ax, [[0.0, 0.5]], signed=False, colorbar=False)
+    assert image.get_clim() == (0.0, 0.5) and image.get_cmap().name == plots.POSITIVE_CMAP
+    with pytest.raises(ValueError, match="values must be a 2-D matrix"):
+        plots.heatmap(ax, [1.0, 2.0])
+    plt.close("all")
 
 
-SIX = [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3]
+def test_hangul_font_is_registered():
+    plots.use_style()
+    families = matplotlib.rcParams["font.family"]
+    assert families[0] == "DejaVu Sans" and len(families) == 2, families
 
 
-@pytest.mark.parametrize(
-    "answer,ok,hint",
-    [
-        (SIX, True, "Correct!"),
-        (sorted(SIX), False, "wrong order"),
-        ([2 ** (-8 * h / 6) for h in range(1, 7)], False, "is the rule when n"),
-        ([2.0**-h for h in range(1, 7)], False, "not 2^-h"),
-        ([0.5] * 5, False, "one slope per head"),
-        ([0.1] * 6, False, "Start from the 8-head slopes"),
-        ("x", False, "list or tensor"),
-    ],
-)
-def test_alibi_slopes_hints(capsys, answer, ok, hint):
-    assert exercises.check_alibi_slopes(answer, 6) is ok
-    assert hint in capsys.readouterr().out
+
+def test_order_panels(model):
+    rows = [("no PE", *model.aligned_outputs(TOKENS, [2, 1, 0, 3, 4]))]
+    fig = plots.order_panels(rows, TOKENS)
+    assert len(fig.axes) == 4  # three panels and a colorbar
+    with pytest.raises(ValueError, match="rows must hold"):
+        plots.order_panels([], TOKENS)
+    plt.close("all")
 
 
-def test_alibi_slopes_check_accepts_library_values_for_many_head_counts(capsys):
-    for n in (1, 2, 3, 8, 12, 16, 20):
-        assert exercises.check_alibi_slopes(encodings.alibi_slopes(n), n)
+def test_chapter_2_to_4_pictures():
+    plots.use_style()
+    fig, (a, b) = plt.subplots(1, 2)
+    plots.pe_overview(a, b, 16, positions=range(50), dim=5)
+    assert "pair i = 2" in b.get_title() and a.get_xlabel() == "dimension j"
+    with pytest.raises(ValueError, match="dim must be in 0 .. 15"):
+        plots.pe_overview(a, b, 16, dim=16)
+    with pytest.raises(ValueError, match="at least two positions"):
+        plots.pe_overview(a, b, 16, positions=[3])
+    fig, axes = plt.subplots(1, 2)
+    plots.rotation_circles(list(axes), 16, pos=3, k=2, pairs=[0, 1])
+    assert axes[0].get_title() == "pair 0: turns 2 rad"
+    with pytest.raises(ValueError, match="same length"):
+        plots.rotation_circles(list(axes), 16, pos=3, k=2, pairs=[0])
+    fig, ax = plt.subplots()
+    image = plots.similarity_panel(ax, 16, seq_len=20, cosine=True)
+    assert image.get_array().shape == (20, 20) and image.get_clim()[1] == pytest.approx(1.0)
+    plt.close("all")
 
 
-# ---------------------------------------------------------------- plots
+def test_rotation_animation_has_one_frame_per_offset():
+    plots.use_style()
+    anim = plots.rotation_animation(16, offsets=[0, 1, 2], pairs=[0, 1])
+    html = anim.to_jshtml()
+    assert html.count("data:image/png;base64") == 3
+    with pytest.raises(ValueError, match="offsets must hold"):
+        plots.rotation_animation(16, offsets=[], pairs=[0])
+
+
+def test_animation_html_is_offline():
+    anim = plots.rotation_animation(16, offsets=[0, 1], pairs=[0])
+    assert "font-awesome" in anim.to_jshtml()       # matplotlib links a CDN ...
+    html = plots.animation_html(anim, alt="Two unit circles with a point turning")
+    assert "http" not in html.split("<script")[0]   # ... which we drop
+    assert "font-awesome" not in html and html.count("data:image/png;base64") == 2
+    assert 'alt="Two unit circles with a point turning"' in html
+    with pytest.raises(ValueError, match="alt must describe"):
+        plots.animation_html(anim, alt="anim")
+
+
+
+BAD_CALLS = [
+    (lambda ax: plots.rotation_circles([ax], 16, pos=0, k=1, pairs=[9]), ValueError, r"pairs\[\] must be a pair index"),
+    (lambda ax: plots.similarity_panel(ax, 16, seq_len=0), ValueError, "seq_len must be a positive integer"),
+    (lambda ax: plots.pe_overview(ax, ax, 15), ValueError, "dim must be in|d_model must be even"),
+    (lambda ax: plots.cosine_similarity(torch.ones(3)), ValueError, "table must be a 2-D floating tensor"),
+    (lambda ax: plots.pca_path(ax, torch.ones(2, 4)), ValueError, "at least 3 rows"),
+    (lambda ax: plots.rope_angle_errors(ax, torch.arange(1, 5), 8, dtypes=["float8"]), ValueError,
+     "dtypes must name torch dtypes"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD_CALLS, ids=[m for _, _, m in BAD_CALLS])
+def test_helpers_reject_bad_input_clearly(call, exc, message):
+    fig, ax = plt.subplots()
+    with pytest.raises(exc, match=message):
+        call(ax)
+    plt.close("all")
+
+
+# ------------------------------------------------- chapters 5-7 and 10
 def test_table_similarity_and_pca_path():
     table = torch.cumsum(torch.randn(20, 8, generator=torch.Generator().manual_seed(0)), 0)
     sim = plots.cosine_similarity(table)
@@ -131,44 +168,6 @@ def test_alibi_panel_blanks_the_future_and_rejects_bad_heads():
     plt.close("all")
 
 
-@pytest.mark.parametrize(
-    "call,exc,message",
-    [
-        (lambda: plots.cosine_similarity(torch.ones(3)), ValueError, "table must be a 2-D floating tensor"),
-        (lambda: plots.pca_path(plt.gca(), torch.ones(2, 4)), ValueError, "at least 3 rows"),
-        (lambda: exercises.check_position_table_size(1, 0, 8), ValueError, "max_len must be a positive integer"),
-        (lambda: exercises.check_rope_angle(1.0, 1, 40, 64), ValueError, "i must be a pair index in 0 .. 31"),
-        (lambda: exercises.check_rope_angle(1.0, float("nan"), 1, 64), ValueError, "m must be finite"),
-        (lambda: exercises.check_alibi_slopes([1.0], 0), ValueError, "n_heads must be a positive integer"),
-    ],
-)
-def test_helpers_5_7_reject_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()
-    plt.close("all")
-
-
-# ---------------------------------------------------------------- explorers
-def test_explorers_5_7_redraw():
-    pytest.importorskip("ipywidgets")
-    from book import widgets
-
-    snaps = {0: torch.randn(12, 8), 10: torch.cumsum(torch.randn(12, 8), 0)}
-    box = widgets.learned_table_explorer(snaps)
-    box.children[0].children[0].value = 0
-    q, k = torch.randn(2, 16)
-    box = widgets.rope_explorer(q, k)
-    for control in box.children[0].children:
-        control.value = control.max
-    box = widgets.alibi_explorer()
-    heads, head, length = box.children[0].children
-    heads.value = 12
-    head.value = 12
-    length.value = 8
-    with pytest.raises(ValueError, match="snapshots must hold"):
-        widgets.learned_table_explorer({})
-    plt.close("all")
-
 
 FAKE = {
     "config": {"task": "fibonacci", "train_len": 3},
@@ -194,68 +193,18 @@ def test_experiment_curves_band_and_lines():
     plt.close("all")
 
 
-def test_results_explorer_redraws():
-    pytest.importorskip("ipywidgets")
-    from book import widgets
 
-    box = widgets.results_explorer({"fibonacci": FAKE})
-    (task, style), picks = box.children[0].children, box.children[1].children
-    style.value = "lines"
-    for pick in picks:
-        pick.value = False                       # nothing picked: a message, no error
-    with pytest.raises(ValueError, match="at least one task"):
-        widgets.results_explorer({})
-    plt.close("all")
-
-
-def test_scaling_ratios_and_explorer():
+def test_scaling_ratios():
     fig, ax = plt.subplots()
     ratios = plots.scaling_ratios(ax, 128, scale=4.0, original_max_len=2048)
     assert set(ratios) == {"PI", "NTK-aware", "YaRN"}
     assert float(ratios["PI"][0]) == pytest.approx(0.25) and float(ratios["YaRN"][0]) == 1.0
     turns = 2048 * encodings.frequencies(128) / (2 * math.pi)   # YaRN keeps r_i > beta = 32
     assert f"{int((turns > 32).sum())} pairs kept by YaRN" in ax.get_title()
-    pytest.importorskip("ipywidgets")
-    from book import widgets
-
-    box = widgets.scaling_explorer()
-    scale, length = box.children[0].children
-    scale.value = 16.0
-    length.value = 32
     plt.close("all")
 
 
-def test_added_helpers_name_the_bad_parameter():
-    from book import experiments
-
-    with pytest.raises(TypeError, match=r"seeds\[0\] must be an integer"):
-        experiments.Config(seeds=("0",))
-    with pytest.raises(TypeError, match="freqs must be a floating tensor"):
-        encodings.rope_cis(range(4), 8, freqs=[1.0, 0.1, 0.01, 0.001])
-    pytest.importorskip("ipywidgets")
-    from book import widgets
-
-    with pytest.raises(ValueError, match="q and k must have the same even number of features"):
-        widgets.rope_explorer(torch.ones(7), torch.ones(7))
-    with pytest.raises(ValueError, match="d_model must be between 16 and 256"):
-        widgets.precision_explorer(d_model=8)
-    with pytest.raises(ValueError, match="d_model must be even"):
-        widgets.precision_explorer(d_model=101)
-    with pytest.raises(ValueError, match="d_model must be at least 4"):
-        widgets.scaling_explorer(d_model=2)
-
-
-@pytest.mark.parametrize("call,exc,message", [
-    (lambda: plots.rope_angle_errors(plt.subplots()[1], torch.arange(1, 5), 8, dtypes=["float8"]), ValueError,
-     "dtypes must name torch dtypes"),
-])
-def test_rope_cos_error_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()
-    plt.close("all")
-
-
-def test_rope_angle_errors_plot_and_precision_explorer():
+def test_rope_angle_errors_plot():
     fig, ax = plt.subplots()
     positions = torch.tensor([1, 10, 100, 1000, 70000])
     errors = plots.rope_angle_errors(ax, positions, 128, dtypes=["bfloat16", "float16"])
@@ -264,19 +213,83 @@ def test_rope_angle_errors_plot_and_precision_explorer():
     assert math.isnan(ax.get_lines()[1].get_ydata()[-1])     # float16 overflow: no point drawn
     assert ax.get_xlabel() == "position m"
     plt.close(fig)
-    pytest.importorskip("ipywidgets")
-    from book import widgets
 
-    box = widgets.precision_explorer()
-    (dtype,), (width, base, longest) = (row.children for row in box.children[:2])
-    dtype.value = "float16"                  # every control redraws (the drawing is tested below)
-    dtype.value = "float32"
-    longest.value = 2**10
-    width.value, base.value = 32, 500000.0
+
+# ------------------------------------------------- the explorers' drawings (chapters 1-4)
+def test_draw_order_explorer(model):
+    fig = plots.draw_order_explorer(model, TOKENS, order=[4, 3, 2, 1, 0])
+    title = fig._suptitle.get_text()
+    assert title.startswith("order B: 사랑해 를 너 는 나")
+    change = float(title.rsplit("= ", 1)[1])
+    assert change < 1e-6                       # no PE, no mask: blind to the order (up to rounding)
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["no PE: order A", "no PE: order B", "no PE: B - A"]
+    assert abs(panels[2].images[0].get_array()).max() == pytest.approx(change, rel=0.05)
+    plt.close(fig)
+    fig = plots.draw_order_explorer(model, TOKENS, order=[4, 3, 2, 1, 0], positional=True, causal=True)
+    panels = [ax for ax in fig.axes if ax.images]
+    a, b = model.aligned_outputs(TOKENS, [4, 3, 2, 1, 0], positional=True, causal=True)
+    assert panels[0].get_title() == "PE, causal: order A"
+    assert (panels[2].images[0].get_array() == (b - a).numpy()).all()
+    assert f"largest |B - A| = {float((b - a).abs().max()):.1e}" in fig._suptitle.get_text()
+    assert float((b - a).abs().max()) > 0.01
+    plt.close(fig)
+    with pytest.raises(ValueError, match="order must be a permutation"):
+        plots.draw_order_explorer(model, TOKENS, order=[0, 0, 1, 2, 3])
+
+
+def test_draw_pe_explorer_follows_its_state():
+    fig = plots.draw_pe_explorer(d_model=32, base=100.0, positions=(10, 60), dim=5)
+    heat, lines = fig.axes[0], fig.axes[1]
+    assert heat.get_title() == "PE, d = 32, base = 100"
+    table = heat.images[0].get_array()
+    assert table.shape == (50, 32)
+    torch.testing.assert_close(torch.as_tensor(table.data),
+                               encodings.sinusoidal_at(torch.arange(10, 60), 32, base=100.0), check_dtype=False)
+    sin, cos = lines.get_lines()[:2]
+    assert list(sin.get_xdata()) == list(range(10, 60))
+    assert sin.get_label() == "dim 4 (sin)" and cos.get_label() == "dim 5 (cos)"
+    assert lines.get_title().startswith("pair i = 2: wavelength")
+    assert list(heat.get_lines()[0].get_xdata()) == [5, 5]        # the chosen dimension, dotted
+    plt.close(fig)
+    other = plots.draw_pe_explorer(d_model=32, base=100.0, positions=(10, 60), dim=20)
+    assert other.axes[1].get_title().startswith("pair i = 10:")
+    plt.close(other)
+    with pytest.raises(ValueError, match="dim must be in 0 .. 31"):
+        plots.draw_pe_explorer(d_model=32, dim=32)
     plt.close("all")
 
 
-# ------------------------------------------ the explorers' drawings (chapters 5-7, 10)
+def test_draw_rotation_explorer_moves_each_pair_by_k_omega():
+    fig = plots.draw_rotation_explorer(pos=3, k=5, d_model=16, pairs=(0, 2))
+    assert len(fig.axes) == 2 and fig._suptitle.get_text() == "PE(p) to PE(p + k): p = 3, k = 5"
+    w = encodings.frequencies(16)
+    for ax, i in zip(fig.axes, (0, 2)):
+        dot, square = ax.get_lines()[2], ax.get_lines()[3]
+        assert dot.get_xydata()[0] == pytest.approx([math.sin(3 * w[i]), math.cos(3 * w[i])])
+        assert square.get_xydata()[0] == pytest.approx([math.sin(8 * w[i]), math.cos(8 * w[i])])
+        assert ax.get_title() == f"pair {i}: turns {5 * float(w[i]):.3g} rad"
+    plt.close(fig)
+    fig = plots.draw_rotation_explorer(pos=3, k=-1, d_model=16, pairs=(0, 2))
+    assert fig.axes[0].get_lines()[3].get_xydata()[0] == pytest.approx([math.sin(2.0), math.cos(2.0)])
+    plt.close(fig)
+
+
+def test_draw_fingerprint_explorer_cosine_and_dot_product():
+    fig = plots.draw_fingerprint_explorer(d_model=16, base=100.0, seq_len=24, cosine=True)
+    (ax,) = [a for a in fig.axes if a.images]
+    sim = ax.images[0].get_array()
+    assert sim.shape == (24, 24) and ax.get_title() == "d = 16, base = 100"
+    assert list(sim.diagonal()) == pytest.approx([1.0] * 24)
+    plt.close(fig)
+    fig = plots.draw_fingerprint_explorer(d_model=16, base=100.0, seq_len=40, cosine=False)
+    sim = [a for a in fig.axes if a.images][0].images[0].get_array()
+    assert sim.shape == (40, 40) and list(sim.diagonal()) == pytest.approx([8.0] * 40)   # |PE(p)|^2 = d/2
+    plt.close(fig)
+
+
+
+# ------------------------------------------------- the explorers' drawings (chapters 5-7, 10)
 def test_draw_learned_table_explorer_shows_the_chosen_step():
     snaps = {0: torch.randn(12, 8, generator=torch.Generator().manual_seed(0)),
              10: torch.cumsum(torch.randn(12, 8, generator=torch.Generator().manual_seed(1)), 0)}
@@ -357,28 +370,3 @@ def test_draw_precision_explorer_says_where_the_error_passes_001():
     with pytest.raises(ValueError, match="dtypes must name torch dtypes"):
         plots.draw_precision_explorer(dtype="float8")
 
-
-@pytest.mark.parametrize("explorer, args, moves, draw, expected", [
-    ("learned_table_explorer", lambda: ({0: torch.randn(12, 8), 10: torch.randn(12, 8)},), [(0, 0, 0)],
-     "draw_learned_table_explorer", {"step": 0}),
-    ("rope_explorer", lambda: tuple(torch.randn(2, 16)), [(0, 0, 9), (0, 1, 4), (0, 2, 7)],
-     "draw_rope_explorer", {"m": 9, "n": 4, "pair": 7}),
-    ("alibi_explorer", lambda: (), [(0, 0, 12), (0, 1, 12), (0, 2, 8)],
-     "draw_alibi_explorer", {"n_heads": 12, "head": 12, "seq_len": 8}),
-    ("precision_explorer", lambda: (), [(0, 0, "float16"), (1, 0, 32), (1, 2, 2**10)],
-     "draw_precision_explorer", {"dtype": "float16", "d_model": 32, "longest": 2**10}),
-])
-def test_explorers_5_10_call_their_drawing(monkeypatch, explorer, args, moves, draw, expected):
-    """Each control passes its value to the explorer's draw function (and nothing else draws)."""
-    pytest.importorskip("ipywidgets")
-    from book import widgets
-
-    calls = []
-    real = getattr(plots, draw)
-    monkeypatch.setattr(widgets, draw, lambda *a, **kw: calls.append(kw) or real(*a, **kw))
-    box = getattr(widgets, explorer)(*args())
-    assert len(calls) == 1                               # drawn once on display
-    for row, col, value in moves:
-        box.children[row].children[col].value = value
-    assert {k: calls[-1][k] for k in expected} == expected
-    plt.close("all")
