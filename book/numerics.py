@@ -204,6 +204,12 @@ _NO_TRAFFIC = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_s
 class _Traffic(TorchDispatchMode):
     """Sum, over the ATen operations run, of the bytes each reads and writes."""
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # Nothing here runs under torch.compile. Without this, PyTorch wraps __torch_dispatch__ in
+        # torch._dynamo.disable, and the first count imports torch._dynamo (about 5 s, with sympy).
+        return False
+
     def __init__(self) -> None:
         super().__init__()
         self.read = 0

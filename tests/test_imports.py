@@ -28,6 +28,9 @@ loaded = {}
 for name in sys.argv[2:]:
     importlib.import_module(name)
     loaded[name] = [m for m in heavy if m in sys.modules]
+import torch, book.numerics
+book.numerics.memory_traffic(lambda: torch.ones(3).clone())
+loaded["dynamo after memory_traffic"] = "torch._dynamo" in sys.modules
 print(json.dumps(loaded))
 """
 
@@ -39,4 +42,6 @@ def test_computing_modules_import_no_plotting_or_notebook_package():
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     loaded = json.loads(done.stdout)
     assert {m: loaded[m] for m in LIGHT if loaded[m]} == {}
+    # counting bytes does not import torch._dynamo (about 5 s, which chapter 10 would pay)
+    assert loaded["dynamo after memory_traffic"] is False
     assert "matplotlib" in loaded["book.plots"]
