@@ -11,19 +11,28 @@ elementwise operation. Run from the repository root::
 It prints one table per length: the median time in microseconds and the
 median, over rounds, of the ratio to a copy timed in the same round. The
 README quotes its output with the machine it came from.
+
+With ``--compile OUT.json`` it also times a ``torch.compile``d (fused)
+rotation with the cos/sin cache, which reads ``x`` and the cache and writes
+the result in one pass, next to the eager forms and a copy, and writes the
+measurement with the machine it came from to ``OUT.json`` (chapter 10 reads
+``notebooks/results/rope_compile.json``). Compiling takes tens of seconds
+and needs a C++ compiler; no download.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
-import statistics
+import time
+from pathlib import Path
 
 import torch
 import torch.utils.benchmark as benchmark
 from torch.nn import functional as F
 
-from book import attention, encodings
+from book import attention, encodings, numerics
 
 COPY = "copy (x.clone())"
 COPY_INTO = "copy into a buffer (y.copy_(x))"
@@ -63,27 +72,79 @@ def time_us(stmt: str, env: dict, min_run_time: float) -> float:
     return timer.blocked_autorange(min_run_time=min_run_time).median * 1e6
 
 
+def _as_call(stmt: str, env: dict):
+    code = compile(stmt, "<rope_speed>", "eval")
+    return lambda: eval(code, env)
+
+
 def rope_table(length: int, *, heads: int, head_dim: int, min_run_time: float,
                rounds: int) -> list[tuple[str, float, float]]:
     """(name, median time in us, median ratio to its copy) for every variant.
 
     Timings on a shared VM drift by 20% or more from one second to the next,
     so a ratio of two medians taken seconds apart is noisy. Instead every
-    round times the copy and each variant back to back, and the ratio is the
-    median over rounds of the same-round ratios.
+    round times the copy and each variant back to back
+    (``book.numerics.time_calls``), and the ratio is the median over rounds
+    of the same-round ratios (``book.numerics.median_ratio``).
     """
     x = torch.randn(1, heads, length, head_dim, generator=torch.Generator().manual_seed(0))
     variants = rope_variants(x)
-    times: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, (stmt, env) in variants.items():
-            times[name].append(time_us(stmt, env, min_run_time / rounds))
+    times = numerics.time_calls({name: _as_call(stmt, env) for name, (stmt, env) in variants.items()},
+                                rounds=rounds, min_run_time=min_run_time / rounds)
     rows = []
     for name, ts in times.items():
-        floor = times[COPY_INTO if "buffer" in name or "in place" in name else COPY]
-        ratio = statistics.median(t / f for t, f in zip(ts, floor))
-        rows.append((name, statistics.median(ts), ratio))
+        floor = COPY_INTO if "buffer" in name or "in place" in name else COPY
+        rows.append((name, sorted(ts)[len(ts) // 2] * 1e6, numerics.median_ratio(times, name, floor)))
     return rows
+
+
+def fused_rotation(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Interleaved RoPE from a cos/sin cache, written for ``torch.compile`` to fuse."""
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux /proc/cpuinfo), else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def compiled_measurement(length: int, *, heads: int, head_dim: int, min_run_time: float,
+                         rounds: int) -> dict:
+    """Time eager and compiled (fused) RoPE against a copy; bytes moved by each, counted."""
+    x = torch.randn(1, heads, length, head_dim, generator=torch.Generator().manual_seed(0))
+    cos, sin = encodings.rope_cos_sin(torch.arange(length), head_dim)
+    start = time.perf_counter()
+    fused = torch.compile(fused_rotation)
+    got = fused(x, cos, sin)
+    compile_s = time.perf_counter() - start
+    assert torch.equal(got, encodings.apply_rope_cached(x, cos, sin))  # bit for bit, checked first
+    calls = {"copy": lambda: x.clone(),
+             "eager, interleaved cache": lambda: encodings.apply_rope_cached(x, cos, sin),
+             "compiled (fused), interleaved cache": lambda: fused(x, cos, sin)}
+    times = numerics.time_calls(calls, rounds=rounds, min_run_time=min_run_time)
+    eager = numerics.memory_traffic(calls["eager, interleaved cache"])
+    x_bytes = x.numel() * x.element_size()
+    cache_bytes = 2 * cos.numel() * cos.element_size()
+    return {
+        "machine": f"{cpu_name()}, {platform.system()} {platform.machine()}",
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "shape": list(x.shape),
+        "rounds": rounds,
+        "compile_seconds": round(compile_s, 1),
+        "median_us": {name: round(sorted(ts)[len(ts) // 2] * 1e6, 1) for name, ts in times.items()},
+        "ratio_to_copy": {name: round(numerics.median_ratio(times, name, "copy"), 2) for name in calls},
+        "bytes": {"copy": 2 * x_bytes,
+                  "eager, interleaved cache": eager["read"] + eager["written"],
+                  "compiled (fused), interleaved cache": 2 * x_bytes + cache_bytes},
+    }
 
 
 def alibi_rows(length: int, *, heads: int, head_dim: int, min_run_time: float) -> list[tuple[str, float]]:
@@ -110,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--head-dim", type=int, default=64)
     p.add_argument("--min-run-time", type=float, default=0.5, help="seconds of timing per statement")
     p.add_argument("--rounds", type=int, default=5, help="rounds of back-to-back timings (default: 5)")
+    p.add_argument("--compile", metavar="OUT.json", type=Path, default=None,
+                   help="also time a torch.compile'd (fused) RoPE at the first length and write it here")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     print(f"{platform.machine()}, {platform.processor() or 'cpu'}, torch {torch.__version__}, "
@@ -121,6 +184,16 @@ def main(argv: list[str] | None = None) -> int:
               f"to y.copy_(x); median of {args.rounds} same-round ratios)")
         for name, us, ratio in rows:
             print(f"  {name:<44} {us:10.1f} us  {ratio:6.2f} x copy")
+    if args.compile is not None:
+        n = args.lengths[0]
+        result = compiled_measurement(n, heads=args.heads, head_dim=args.head_dim,
+                                      min_run_time=args.min_run_time, rounds=args.rounds)
+        args.compile.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"\nRoPE, n = {n}, torch.compile (compiled in {result['compile_seconds']} s), "
+              f"written to {args.compile}")
+        for name, ratio in result["ratio_to_copy"].items():
+            print(f"  {name:<44} {result['median_us'][name]:10.1f} us  {ratio:6.2f} x copy  "
+                  f"{result['bytes'][name] / 2**20:7.1f} MiB moved")
     n = min(args.lengths)
     print(f"\nALiBi attention, n = {n}")
     for name, us in alibi_rows(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time):

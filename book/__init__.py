@@ -9,7 +9,8 @@ position scheme, and its training loop), ``ensemble`` (the seeds of one
 scheme trained together), ``experiments`` (chapter 8's experiment and its
 command line), ``mechanism`` (attention on offsets, head ablation),
 ``plots`` (one look for all figures), ``widgets`` (explorers for a running
-kernel), ``exercises`` (exercise self-checks) and ``classroom`` (student
+kernel), ``exercises`` (exercise self-checks), ``numerics`` (RoPE precision and
+timing, chapter 10) and ``classroom`` (student
 copies for teachers). Chapters derive a thing by hand, then assert it equals the
 library version here, which later chapters import.
 """

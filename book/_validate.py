@@ -16,6 +16,9 @@ import torch
 
 __all__ = [
     "check_positive_int",
+    "check_nonneg_int",
+    "check_positive_real",
+    "check_float_dtype",
     "check_even",
     "check_pair_index",
     "check_real",
@@ -33,6 +36,43 @@ def check_positive_int(name: str, value: Any) -> int:
     if value < 1:
         raise ValueError(f"{name} must be a positive integer (>= 1), got {value}")
     return int(value)
+
+
+def check_nonneg_int(name: str, value: Any) -> int:
+    """Return ``value`` as an ``int`` if it is an integer >= 0 (Python or NumPy), else raise.
+
+    Raises ``TypeError`` for a non-integer (``bool`` included) and
+    ``ValueError`` for a negative integer.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer (>= 0), got {value}")
+    return int(value)
+
+
+def check_positive_real(name: str, value: Any) -> float:
+    """Return ``value`` as a ``float`` if it is a finite real number > 0, else raise.
+
+    Python and NumPy numbers (and one-element real tensors) are accepted;
+    ``TypeError`` for anything else (``bool`` included), ``ValueError`` for
+    zero, a negative number, NaN or infinity.
+    """
+    if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_complex():
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number (> 0), got {value}")
+    return value
+
+
+def check_float_dtype(name: str, value: Any) -> torch.dtype:
+    """Return ``value`` if it is a floating-point ``torch.dtype``, else raise ``TypeError``."""
+    if not isinstance(value, torch.dtype) or not value.is_floating_point:
+        raise TypeError(f"{name} must be a floating-point torch.dtype (e.g. torch.float32), got {value!r}")
+    return value
 
 
 def check_even(name: str, value: Any) -> int:

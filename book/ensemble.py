@@ -109,7 +109,9 @@ class Ensemble(nn.Module):
             TypeError / ValueError: as ``TinyTransformer.forward``, for each
                 member's tokens, or if the first axis is not ``E``.
         """
-        if not isinstance(tokens, torch.Tensor) or tokens.dim() != 3 or tokens.shape[0] != len(self.members):
+        if not isinstance(tokens, torch.Tensor):
+            raise TypeError(f"tokens must be an integer torch.Tensor, got {type(tokens).__name__}")
+        if tokens.dim() != 3 or tokens.shape[0] != len(self.members):
             raise ValueError(f"tokens must have shape (E, batch, seq_len) with E = {len(self.members)}, "
                              f"got {tuple(getattr(tokens, 'shape', ()))}")
         m = self.template

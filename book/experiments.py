@@ -35,7 +35,7 @@ import platform
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Sequence
@@ -43,9 +43,10 @@ from typing import Any, Sequence
 import torch
 
 from . import __version__
+from ._validate import check_nonneg_int, check_positive_int, check_positive_real
 from .ensemble import train_together
 from .models import SCHEMES, TinyTransformer, accuracy_by_position, train
-from .tasks import Batch, copy_task, fibonacci_mod, local_sum
+from .tasks import Batch, copy_task, fibonacci_mod, local_sum, vocab_size
 
 __all__ = [
     "TASKS",
@@ -99,25 +100,23 @@ class Config:
             raise ValueError(f"schemes must be a non-empty subset of {', '.join(SCHEMES)}, got {list(self.schemes)}")
         if not self.seeds:
             raise ValueError("seeds must hold at least one seed")
-        if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
-            raise ValueError(f"seeds must be non-negative integers, got {list(self.seeds)}")
+        # NumPy integers and floats are accepted and stored as Python ones (the config goes to JSON)
+        object.__setattr__(self, "seeds", tuple(check_nonneg_int(f"seeds[{i}]", s) for i, s in enumerate(self.seeds)))
         for name in ("steps", "train_len", "test_len", "batch", "d_model", "n_heads", "n_layers", "eval_seqs"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
         if self.test_len < self.train_len:
             raise ValueError(f"test_len must be at least train_len ({self.train_len}), got {self.test_len}")
         if self.task == "fibonacci" and self.train_len < 2:
             raise ValueError("train_len must be at least 2 for the fibonacci task")
-        if not (self.lr > 0 and math.isfinite(self.lr)):
-            raise ValueError(f"lr must be a positive finite number, got {self.lr!r}")
+        object.__setattr__(self, "lr", check_positive_real("lr", self.lr))
         if self.task == "local_sum":  # the task checks its offsets; fail here, not in a worker
             local_sum(1, self.train_len, offsets=self.offsets)
 
     @property
     def vocab_size(self) -> int:
-        """The number of token ids the model embeds (digits 0..9, plus BOS and SEP for ``copy``)."""
-        return 12 if self.task == "copy" else 10
+        """The number of token ids the model embeds, from the task (``book.tasks.vocab_size``):
+        digits 0..9, plus BOS and SEP for ``copy``."""
+        return vocab_size(self.task)
 
     @property
     def max_len(self) -> int:
@@ -261,8 +260,7 @@ def run(
     ``"fork"`` (Linux; the command line uses it, since forked workers start
     without importing torch again).
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    workers = check_positive_int("workers", workers)
     if start_method not in ("spawn", "fork", "forkserver"):
         raise ValueError(f"start_method must be 'spawn', 'fork' or 'forkserver', got {start_method!r}")
     if not isinstance(together, bool):

@@ -19,7 +19,7 @@ from typing import Sequence
 
 import torch
 
-from ._validate import check_positive_int
+from ._validate import check_nonneg_int, check_positive_int
 from .models import TinyTransformer, accuracy_by_position
 from .tasks import Batch
 
@@ -44,13 +44,13 @@ def attention_on_offsets(model: TinyTransformer, batch: Batch, offsets: Sequence
     those offsets.
 
     Raises:
-        TypeError: for a model that is not a ``TinyTransformer`` or a batch
-            that is not a ``Batch``.
+        TypeError: for a model that is not a ``TinyTransformer``, a batch
+            that is not a ``Batch``, or an offset that is not an integer.
         ValueError: for offsets that are not distinct integers >= 0.
     """
     _check_model_batch(model, batch)
-    offsets = [int(o) for o in offsets]
-    if not offsets or min(offsets) < 0 or len(set(offsets)) != len(offsets):
+    offsets = [check_nonneg_int(f"offsets[{i}]", o) for i, o in enumerate(offsets)]
+    if not offsets or len(set(offsets)) != len(offsets):
         raise ValueError(f"offsets must be distinct integers >= 0, at least one, got {offsets}")
     model.eval()
     _, maps = model(batch.inputs, return_attention=True)

@@ -27,7 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ._validate import check_choice, check_positive_int
+from ._validate import check_choice, check_positive_int, check_positive_real
 from .attention import attention, causal_mask
 from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at, t5_relative_bucket
 from .tasks import Batch
@@ -184,10 +184,9 @@ class TinyTransformer(nn.Module):
         if freqs is not None and (not isinstance(freqs, torch.Tensor) or freqs.shape != (head // 2,)):
             raise ValueError(f"freqs must have shape (head width / 2,) = ({head // 2},), got "
                              f"{getattr(freqs, 'shape', type(freqs).__name__)}")
-        if not (isinstance(attention_factor, (int, float)) and attention_factor > 0 and math.isfinite(attention_factor)):
-            raise ValueError(f"attention_factor must be a positive finite number, got {attention_factor!r}")
+        attention_factor = check_positive_real("attention_factor", attention_factor)
         self.rope_freqs = None if freqs is None else freqs.detach().to(torch.float64)
-        self.rope_factor = float(attention_factor)
+        self.rope_factor = attention_factor
 
     def position_bias(self, seq_len: int) -> torch.Tensor | None:
         """The bias ``(n_heads, n, n)`` added to the scores of query ``i`` and key ``j``.
@@ -308,8 +307,7 @@ def lr_schedule(steps: int, lr: float) -> Callable[[int], float]:
             positive finite number (checked here, once, for every trainer).
     """
     steps = check_positive_int("steps", steps)
-    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
-        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
+    lr = check_positive_real("lr", lr)
     warm = max(1, steps // 10)
     return lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps)))
 

@@ -28,7 +28,7 @@ from matplotlib import font_manager
 import numpy as np
 import torch
 
-from ._validate import check_pair_index, check_positive_int
+from ._validate import check_nonneg_int, check_pair_index, check_positive_int
 from .encodings import frequencies, sinusoidal_at
 
 __all__ = [
@@ -503,7 +503,8 @@ def alibi_panel(
     from .encodings import alibi_bias, alibi_slopes
 
     n_heads = check_positive_int("n_heads", n_heads)
-    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < n_heads:
+    head = check_nonneg_int("head", head)
+    if not head < n_heads:
         raise ValueError(f"head must be an integer in 0 .. {n_heads - 1}, got {head!r}")
     bias = alibi_bias(n_heads, seq_len)[head].to(torch.float64)
     if causal:
@@ -678,8 +679,8 @@ def rope_angle_errors(
     """Chapter 10's picture: the largest error of RoPE's cosines against
     position (log-log) when the angles are formed in each of ``dtypes``
     (names such as ``"bfloat16"``), with ``book``'s float64 angles for
-    comparison (``encodings.rope_cos_error``). Returns the errors by label."""
-    from .encodings import rope_cos_error
+    comparison (``numerics.rope_cos_error``). Returns the errors by label."""
+    from .numerics import rope_cos_error
 
     errors = {}
     for name in dtypes:
@@ -1031,7 +1032,8 @@ def draw_alibi_explorer(*, n_heads: int = 8, head: int = 1, seq_len: int = 32) -
     from .encodings import alibi_bias, alibi_slopes
 
     n_heads = check_positive_int("n_heads", n_heads)
-    if isinstance(head, bool) or not isinstance(head, int) or not 1 <= head <= n_heads:
+    head = check_positive_int("head", head)
+    if not head <= n_heads:
         raise ValueError(f"head must be an integer in 1 .. {n_heads}, got {head!r}")
     h = head - 1
     fig, (left, right) = _new_figure(2, (8.0, 3.4))

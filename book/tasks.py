@@ -9,14 +9,18 @@ the targets that the task's rule determines. Tokens are drawn from a
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple, Sequence
 
 import torch
 
-from ._validate import check_positive_int
+from ._validate import check_nonneg_int, check_positive_int
 
-__all__ = ["Batch", "local_sum", "fibonacci_mod", "copy_task"]
+__all__ = ["Batch", "local_sum", "fibonacci_mod", "copy_task", "MODULUS", "N_SYMBOLS", "vocab_size"]
+
+#: The default modulus of ``local_sum`` and ``fibonacci_mod``: tokens ``0 .. 9``.
+MODULUS = 10
+#: The default symbol alphabet of ``copy_task``: symbols ``0 .. 9`` (plus BOS and SEP).
+N_SYMBOLS = 10
 
 
 class Batch(NamedTuple):
@@ -38,7 +42,7 @@ def local_sum(
     length: int,
     *,
     offsets: Sequence[int] = (0, 1),
-    modulus: int = 10,
+    modulus: int = MODULUS,
     generator: torch.Generator | None = None,
 ) -> Batch:
     """A local rule on i.i.d. tokens: the sum of the tokens at fixed offsets back.
@@ -68,7 +72,8 @@ def local_sum(
         there on.
 
     Raises:
-        TypeError: for a non-integer size or offset, or a bad ``generator``.
+        TypeError: for a non-integer size or offset, ``offsets`` that are not
+            a sequence, or a bad ``generator``.
         ValueError: for sizes or offsets that break the rules above.
     """
     n_seqs = check_positive_int("n_seqs", n_seqs)
@@ -76,13 +81,12 @@ def local_sum(
     modulus = check_positive_int("modulus", modulus)
     if modulus < 2:
         raise ValueError(f"modulus must be at least 2, got {modulus}")
-    if isinstance(offsets, (str, bytes)) or not isinstance(offsets, Sequence) or not offsets:
+    if isinstance(offsets, (str, bytes)) or not isinstance(offsets, Sequence):
+        raise TypeError(f"offsets must be a sequence of integers >= 0, got {offsets!r}")
+    if not offsets:
         raise ValueError(f"offsets must be a non-empty sequence of integers >= 0, got {offsets!r}")
-    for o in offsets:
-        if isinstance(o, bool) or not isinstance(o, numbers.Integral):
-            raise TypeError(f"offsets must hold integers, got {o!r}")
-    offsets = tuple(int(o) for o in offsets)
-    if min(offsets) < 0 or len(set(offsets)) != len(offsets):
+    offsets = tuple(check_nonneg_int(f"offsets[{i}]", o) for i, o in enumerate(offsets))
+    if len(set(offsets)) != len(offsets):
         raise ValueError(f"offsets must be distinct integers >= 0, got {list(offsets)}")
     if length <= max(offsets):
         raise ValueError(f"length must exceed the largest offset ({max(offsets)}), got {length}")
@@ -100,7 +104,7 @@ def fibonacci_mod(
     n_seqs: int,
     length: int,
     *,
-    modulus: int = 10,
+    modulus: int = MODULUS,
     generator: torch.Generator | None = None,
 ) -> Batch:
     """A local rule: each token is the sum of the two before it, modulo ``modulus``.
@@ -142,7 +146,7 @@ def copy_task(
     n_seqs: int,
     n_tokens: int,
     *,
-    n_symbols: int = 10,
+    n_symbols: int = N_SYMBOLS,
     generator: torch.Generator | None = None,
 ) -> Batch:
     """Copying: ``BOS x_1 .. x_n SEP x_1 .. x_n``, scored on the second copy.
@@ -175,3 +179,25 @@ def copy_task(
     mask = torch.zeros(n_seqs, 2 * n + 1, dtype=torch.bool)
     mask[:, n + 1 :] = True  # targets n+1 .. 2n are seq[n+2 ..], the copy
     return Batch(seq[:, :-1], seq[:, 1:], mask)
+
+
+def vocab_size(task: str, *, modulus: int = MODULUS, n_symbols: int = N_SYMBOLS) -> int:
+    """The number of token ids a task's batches use: what a model on it must embed.
+
+    ``"local_sum"`` and ``"fibonacci"``: the tokens are ``0 .. modulus-1``;
+    ``"copy"``: the symbols ``0 .. n_symbols-1`` plus ``BOS = n_symbols`` and
+    ``SEP = n_symbols + 1``. With the defaults these are the sizes of the
+    batches that ``local_sum``, ``fibonacci_mod`` and ``copy_task`` draw with
+    their own defaults (``book.experiments.Config.vocab_size`` reads it).
+
+    Raises:
+        ValueError: for an unknown task, or a modulus or alphabet below 2.
+        TypeError: if ``modulus`` or ``n_symbols`` is not an integer.
+    """
+    if task not in ("local_sum", "fibonacci", "copy"):
+        raise ValueError(f"task must be one of 'local_sum', 'fibonacci', 'copy', got {task!r}")
+    modulus = check_positive_int("modulus", modulus)
+    n_symbols = check_positive_int("n_symbols", n_symbols)
+    if min(modulus, n_symbols) < 2:
+        raise ValueError(f"modulus and n_symbols must be at least 2, got {modulus} and {n_symbols}")
+    return n_symbols + 2 if task == "copy" else modulus

@@ -31,3 +31,24 @@ def test_experiment_speed_script_prints_both_times_and_their_ratio():
     assert "baseline: 4 models, 8 steps (book.experiments --schemes none rope" in done.stdout
     assert "candidate: 1 models, 3 steps" in done.stdout
     assert "| 1 |" in done.stdout and "median ratio:" in done.stdout
+
+
+def test_rope_speed_compiled_measurement_has_what_chapter_10_reads(monkeypatch):
+    """The --compile measurement, with torch.compile replaced by the eager function (compiling takes
+    tens of seconds): its fields, its byte counts, and the same fields in the committed file."""
+    import importlib.util
+    import json
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("rope_speed", ROOT / "benchmarks" / "rope_speed.py")
+    rope_speed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rope_speed)
+    monkeypatch.setattr(torch, "compile", lambda fn: fn)
+    got = rope_speed.compiled_measurement(16, heads=2, head_dim=8, min_run_time=0.001, rounds=1)
+    x_bytes = 2 * 16 * 8 * 4
+    assert got["shape"] == [1, 2, 16, 8]
+    assert got["bytes"] == {"copy": 2 * x_bytes, "eager, interleaved cache": 9 * x_bytes + 4 * 16 * 4 * 4,
+                            "compiled (fused), interleaved cache": 2 * x_bytes + 2 * 16 * 4 * 4}
+    stored = json.loads((ROOT / "notebooks" / "results" / "rope_compile.json").read_text())
+    assert set(stored) == set(got) and set(stored["ratio_to_copy"]) == set(got["ratio_to_copy"])

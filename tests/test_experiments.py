@@ -248,3 +248,25 @@ def test_separate_jobs_are_the_single_model_path():
         assert apart[str(seed)]["curve"] == ex.evaluate(model, cfg, seed)   # exactly train_model's
     with pytest.raises(TypeError, match="together must be True or False"):
         ex.run(cfg, together="yes")
+
+
+@pytest.mark.parametrize("task", ["local_sum", "fibonacci", "copy"])
+def test_config_vocab_size_comes_from_the_task_and_covers_its_tokens(task):
+    from book import tasks
+
+    cfg = ex.Config(task=task, train_len=4, test_len=6)
+    assert cfg.vocab_size == tasks.vocab_size(task)
+    batch = ex.held_out_batch(cfg, seed=0)
+    used = torch.cat((batch.inputs.flatten(), batch.targets.flatten())).unique()
+    assert used.tolist() == list(range(cfg.vocab_size))       # every id used, none beyond
+
+
+def test_tasks_vocab_size_follows_the_task_arguments():
+    from book import tasks
+
+    assert tasks.vocab_size("local_sum", modulus=7) == 7 == int(tasks.local_sum(500, 8, modulus=7).inputs.max()) + 1
+    assert tasks.vocab_size("copy", n_symbols=5) == 7 == int(tasks.copy_task(50, 3, n_symbols=5).inputs.max()) + 1
+    with pytest.raises(ValueError, match="task must be one of"):
+        tasks.vocab_size("sorting")
+    with pytest.raises(ValueError, match="at least 2"):
+        tasks.vocab_size("fibonacci", modulus=1)

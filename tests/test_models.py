@@ -56,10 +56,10 @@ def test_local_sum_follows_its_rule():
     [
         (lambda: tasks.local_sum(2, 3, offsets=(0, 3)), ValueError, "length must exceed the largest offset"),
         (lambda: tasks.local_sum(2, 5, offsets=()), ValueError, "offsets must be a non-empty sequence"),
-        (lambda: tasks.local_sum(2, 5, offsets=3), ValueError, "offsets must be a non-empty sequence"),
+        (lambda: tasks.local_sum(2, 5, offsets=3), TypeError, "offsets must be a sequence"),
         (lambda: tasks.local_sum(2, 5, offsets=(1, 1)), ValueError, "offsets must be distinct integers >= 0"),
-        (lambda: tasks.local_sum(2, 5, offsets=(-1, 0)), ValueError, "offsets must be distinct integers >= 0"),
-        (lambda: tasks.local_sum(2, 5, offsets=(0, 1.5)), TypeError, "offsets must hold integers"),
+        (lambda: tasks.local_sum(2, 5, offsets=(-1, 0)), ValueError, r"offsets\[0\] must be a non-negative integer"),
+        (lambda: tasks.local_sum(2, 5, offsets=(0, 1.5)), TypeError, r"offsets\[1\] must be an integer"),
         (lambda: tasks.local_sum(2, 5, modulus=1), ValueError, "modulus must be at least 2"),
         (lambda: tasks.local_sum(0, 5), ValueError, "n_seqs must be a positive integer"),
         (lambda: tasks.local_sum(2, 5, generator=1), TypeError, "generator must be a torch.Generator"),

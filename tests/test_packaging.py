@@ -1,4 +1,4 @@
-"""The install files say what the README promises."""
+"""The install files install what the library imports, with exact pins."""
 
 from __future__ import annotations
 
@@ -22,32 +22,6 @@ def test_requirements_are_exact_pins():
     assert len(names) == len(set(names)), "a package is pinned twice"
 
 
-def test_binder_uses_cpu_torch_and_the_same_pins():
-    lines = requirement_lines(ROOT / "binder" / "requirements.txt")
-    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
-    assert "-r ../requirements.txt" in lines, "Binder must install the very same pins"
-    assert [l for l in lines if not l.startswith(("-r", "--"))] == []
-    assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
-
-
-def test_ci_runs_the_readme_test_command():
-    readme = (ROOT / "README.md").read_text()
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert "make test" in readme and "make book" in readme
-    assert "make test" in ci
-
-
-def test_the_library_core_imports_no_plotting_or_notebook_packages():
-    """`book.encodings` and friends stay light: no matplotlib, IPython or ipywidgets."""
-    import subprocess
-    import sys
-
-    code = ("import sys, book.encodings, book.scaling, book.attention, book.tasks, book.models, book.ensemble; "
-            "print(sorted(m for m in ('matplotlib', 'IPython', 'ipywidgets', 'nbformat') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
-
 def test_every_import_of_the_library_is_declared():
     """Modules `book` imports outside the standard library are dependencies or in the notebooks extra."""
     import ast
@@ -59,7 +33,7 @@ def test_every_import_of_the_library_is_declared():
     declared |= {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["optional-dependencies"]["notebooks"]}
     provided_by = {"IPython": "ipython", "ipywidgets": "ipywidgets", "myst_nb": "myst-nb", "PIL": "pillow"}
     missing = set()
-    for path in (ROOT / "book").glob("*.py"):
+    for path in (ROOT / "book").rglob("*.py"):            # book/encodings/ too
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])

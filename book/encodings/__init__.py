@@ -40,7 +40,6 @@ from .rope import (
     apply_rope_cached,
     apply_rope_complex,
     rope_cis,
-    rope_cos_error,
     rope_cos_sin,
     rope_layout_permutation,
 )
@@ -76,6 +75,5 @@ __all__ = [
     "apply_rope_cached",
     "rope_cis",
     "apply_rope_complex",
-    "rope_cos_error",
     "LearnedPositionalEmbedding",
 ]

@@ -2,23 +2,22 @@
 
 The rotation with explicit positions (``apply_rope``), the cached cos/sin
 form of the Llama code (``rope_cos_sin``, ``apply_rope_cached``), the
-complex form (``rope_cis``, ``apply_rope_complex``), the precision probe
-``rope_cos_error`` and the interleaved/half-split layout permutation
-(``rope_layout_permutation``). Conventions: :mod:`book.encodings`.
+complex form (``rope_cis``, ``apply_rope_complex``) and the
+interleaved/half-split layout permutation (``rope_layout_permutation``).
+RoPE's precision probes are in :mod:`book.numerics`. Conventions: :mod:`book.encodings`.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Literal, Sequence
 
 import torch
 
-from .._validate import check_choice, check_even, check_float_tensor, check_positive_int
+from .._validate import check_choice, check_even, check_float_dtype, check_float_tensor, check_positive_int
 from ._positions import _check_positions, _check_positions_fit
 from .sinusoidal import frequencies, layout_permutation
 
-__all__ = ["apply_rope", "rope_cos_sin", "apply_rope_cached", "rope_cis", "apply_rope_complex", "rope_cos_error", "rope_layout_permutation"]
+__all__ = ["apply_rope", "rope_cos_sin", "apply_rope_cached", "rope_cis", "apply_rope_complex", "rope_layout_permutation"]
 
 RopeLayout = Literal["interleaved", "half"]
 
@@ -85,7 +84,7 @@ def _rope_angles(
     """The float64 angles ``p * w_i``, shape ``(*positions.shape, d/2)``, with
     RoPE's ``w_i = base^(-2i/d)`` or the given ``freqs`` (chapter 9), checked
     here once for ``apply_rope``, ``rope_cos_sin``, ``rope_cis`` and
-    ``rope_cos_error``."""
+    ``book.numerics``."""
     if freqs is None:
         w = frequencies(d_model, base=base)
     else:
@@ -132,8 +131,7 @@ def rope_cos_sin(
         ValueError: for a non-finite position, or a bad ``d_model`` or ``base``.
     """
     positions = _check_positions("positions", positions, allow_float=True)
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+    dtype = check_float_dtype("dtype", dtype)
     angles = _rope_angles(positions, d_model, base=base, freqs=None)
     return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
 
@@ -240,53 +238,6 @@ def apply_rope_complex(x: torch.Tensor, cis: torch.Tensor, *, out: torch.Tensor 
         raise ValueError(f"out must be a contiguous tensor with the shape {tuple(x.shape)} and dtype {x.dtype} of x")
     torch.mul(pairs, cis, out=out.view(pairs.dtype))
     return out
-
-
-def rope_cos_error(
-    positions: torch.Tensor | Sequence[int],
-    d_model: int,
-    *,
-    angle_dtype: torch.dtype,
-    base: float = 10000.0,
-) -> torch.Tensor:
-    """How wrong RoPE's cosines get when its angles are formed in low precision.
-
-    Equation: the angles ``m theta_i`` of Su et al. (2021, eq. 34), with
-    ``theta_i = base^(-2i/d)`` (``frequencies``). The position ``m`` and
-    ``theta_i`` are rounded to ``angle_dtype`` and multiplied in it, and the
-    cosine of that angle is compared with ``cos(m theta_i)`` in float64. For
-    ``angle_dtype=torch.float64`` this is ``book``'s own path instead:
-    ``rope_cos_sin`` (float64 angles, the result rounded to float32).
-
-    Args:
-        positions: integer positions ``m``, shape ``(n,)``.
-        d_model: head width ``d``, a positive even integer.
-        angle_dtype: a floating dtype, e.g. ``torch.bfloat16``.
-        base: RoPE's base.
-
-    Returns:
-        float64 tensor ``(n,)``: the largest ``|cos error|`` over the pairs at
-        each position (chapter 10); ``inf`` where the angle overflows
-        ``angle_dtype`` (float16 cannot hold positions past 65504).
-
-    Raises:
-        TypeError: for float positions (they must be integers) or a
-            non-floating ``angle_dtype``.
-        ValueError: for positions that are not one-dimensional, or NaN or
-            infinite (reported before the dtype rule).
-    """
-    positions = _check_positions("positions", positions, allow_float=False)
-    if positions.dim() != 1:
-        raise ValueError(f"positions must be one-dimensional, got shape {tuple(positions.shape)}")
-    if not isinstance(angle_dtype, torch.dtype) or not angle_dtype.is_floating_point:
-        raise TypeError(f"angle_dtype must be a floating-point torch.dtype, got {angle_dtype!r}")
-    theta = frequencies(d_model, base=base)
-    exact = torch.cos(_rope_angles(positions, d_model, base=base, freqs=None))
-    if angle_dtype == torch.float64:
-        cos, _ = rope_cos_sin(positions, d_model, base=base)
-    else:
-        cos = torch.cos((positions[:, None].to(angle_dtype) * theta.to(angle_dtype)).float())
-    return (cos.double() - exact).abs().amax(1).nan_to_num(nan=math.inf)
 
 
 def _as_pairs(x: torch.Tensor) -> torch.Tensor:

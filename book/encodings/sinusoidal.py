@@ -15,6 +15,7 @@ from .._validate import (
     check_base,
     check_choice,
     check_even,
+    check_float_dtype,
     check_positive_int,
     check_real,
 )
@@ -111,8 +112,7 @@ def sinusoidal_at(
     """
     positions = _check_positions("positions", positions, allow_float=True)
     layout = check_choice("layout", layout, ("interleaved", "concat"))
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+    dtype = check_float_dtype("dtype", dtype)
     w = frequencies(d_model, base=base, spacing=spacing).to(positions.device)
     angles = positions.to(torch.float64).unsqueeze(-1) * w  # (..., d/2)
     sin, cos = torch.sin(angles), torch.cos(angles)
@@ -222,8 +222,7 @@ def rotation_matrix(
             or ``base <= 1``.
     """
     k = check_real("k", k)
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+    dtype = check_float_dtype("dtype", dtype)
     angles = k * frequencies(d_model, base=base)
     c, s = torch.cos(angles), torch.sin(angles)
     blocks = torch.stack((torch.stack((c, s), -1), torch.stack((-s, c), -1)), -2)  # (d/2, 2, 2)
