@@ -1,4 +1,5 @@
-"""Chapter 5's new self-check (#17): True for two trained models, False (with a hint) otherwise."""
+"""Chapter 5 (#17): the new self-check (True for two trained models, False with a hint otherwise),
+and the chapter's claim that transformers starts BERT's and GPT-2's token and position tables alike."""
 
 from __future__ import annotations
 
@@ -48,3 +49,17 @@ def test_wrong_answers(trained, capsys):
 def test_bad_teacher_calls_raise(trained, kwargs):
     with pytest.raises((TypeError, ValueError)):
         check_learned_vs_sinusoidal(*trained, **kwargs)
+
+
+def test_transformers_draws_token_and_position_tables_at_one_scale():
+    """Chapter 5 cites ``initializer_range`` and ``PreTrainedModel._init_weights``; build tiny
+    models (no download) and measure both tables."""
+    from transformers import BertConfig, BertModel, GPT2Config, GPT2Model
+
+    torch.manual_seed(0)
+    bert = BertModel(BertConfig(vocab_size=2000, hidden_size=64, num_hidden_layers=1, num_attention_heads=2,
+                                intermediate_size=64, max_position_embeddings=512)).embeddings
+    gpt2 = GPT2Model(GPT2Config(vocab_size=2000, n_embd=64, n_layer=1, n_head=2, n_positions=512,
+                                bos_token_id=0, eos_token_id=0))
+    for table in (bert.word_embeddings, bert.position_embeddings, gpt2.wte, gpt2.wpe):
+        assert abs(float(table.weight.detach().std()) - 0.02) < 0.001
