@@ -499,3 +499,61 @@ def check_rope_traffic(answer: Any, shape: Sequence[int] = (1, 8, 2048, 64), *, 
         return _verdict(False, "Close: each of the four products also reads a cos or sin table.")
     return _verdict(False, "List the operations (numerics.memory_traffic(...)['ops'] shows them) and add, for "
                     "each, the sizes of what it reads and what it writes, in units of x.")
+
+
+# --- chapters 5-7
+
+
+def check_learned_vs_sinusoidal(learned: Any, sinusoidal: Any, *, length: int = 12, threshold: float = 0.8) -> bool:
+    """Chapter 5: a learned and a sinusoidal ``TinyTransformer``, each trained on
+    ``book.tasks.local_sum`` (the sum of the token and the one before it, mod 10).
+
+    Both models are scored on 500 fresh sequences of ``length`` tokens (a fixed
+    seed, never used for training): each must get more than ``threshold`` of
+    the rule's tokens right. Recognises a missing model, the two schemes
+    swapped or another scheme, a learned table too short for ``length``, and
+    an untrained or under-trained model. The verdict prints no accuracy (it
+    would depend on the CPU); the teacher's script gets ``True`` or ``False``.
+
+    Raises:
+        TypeError / ValueError: if ``length`` is not an integer >= 2 or
+            ``threshold`` is not in (0, 1) (the teacher's call is wrong).
+    """
+    from torch import nn
+
+    from . import models, tasks
+
+    length = check_positive_int("length", length)
+    if length < 2:
+        raise ValueError(f"length must be >= 2 (the rule reads one token back), got {length}")
+    threshold = check_real("threshold", threshold)
+    if not 0 < threshold < 1:
+        raise ValueError(f"threshold must lie in (0, 1), got {threshold}")
+    pair = {"learned": learned, "sinusoidal": sinusoidal}
+    for want, model in pair.items():
+        if not isinstance(model, nn.Module) or not hasattr(model, "position"):
+            return _verdict(False, f"Give two trained models: build the {want} one with "
+                            f"models.TinyTransformer(10, position={want!r}, ...) and train it with models.train.")
+    if learned.position == "sinusoidal" and sinusoidal.position == "learned":
+        return _verdict(False, "The two models are swapped: pass the learned one first.")
+    for want, model in pair.items():
+        if model.position != want:
+            return _verdict(False, f"The {want} model was built with position={model.position!r}.")
+    if learned.max_len < length:
+        return _verdict(False, f"The learned table has {learned.max_len} rows, too few for sequences of "
+                        f"{length} tokens: build it with max_len >= {length}.")
+    test = tasks.local_sum(500, length, generator=torch.Generator().manual_seed(20170612))
+    with torch.no_grad():
+        acc = {name: float(models.accuracy_by_position(m, test).nanmean()) for name, m in pair.items()}
+    weak = [name for name, a in acc.items() if not a > threshold]
+    if weak:
+        return _verdict(False, f"The {' and the '.join(weak)} model does not apply the rule yet (at most "
+                        f"{threshold:.0%} of held-out tokens right). Train on tasks.local_sum sequences of "
+                        f"{length} tokens, for more steps or with a larger learning rate.")
+    return _verdict(True, f"Both models get more than {threshold:.0%} of held-out tokens right: inside the "
+                    "trained length, a learned table and sin/cos both let the model find the token one back, "
+                    "as Vaswani et al. found for translation (Table 3, row E). Only the sinusoidal model "
+                    "runs past max_len.")
+
+
+__all__ += ["check_learned_vs_sinusoidal"]

@@ -1250,3 +1250,61 @@ def decay_with_closed_form(
     ax.set(xlabel="offset k (log scale)", ylabel="PE(p) . PE(p + k)", title=f"decay and its closed form, d = {d_model}")
     ax.legend(fontsize=8)
     return curves
+
+
+# --- chapters 5-7 (#17)
+
+
+def rope_expected_scores(
+    ax: plt.Axes,
+    offsets: Sequence[int] | torch.Tensor,
+    *,
+    independent: torch.Tensor,
+    same: torch.Tensor,
+    closed_offsets: Sequence[int] | torch.Tensor,
+    closed_same: torch.Tensor,
+) -> None:
+    """Chapter 6: the mean RoPE score of random queries and keys against the
+    offset ``m - n``, measured (markers) and in closed form (lines).
+
+    ``independent`` and ``same`` are Monte Carlo means for independent ``q, k``
+    and for ``q = k`` at ``offsets``; ``closed_same`` is
+    ``2 sum_i cos((m - n) theta_i)`` (``book.encodings.rope.rope_expected_score``)
+    at ``closed_offsets`` (pass a finer grid: the fast pairs make it wiggle);
+    the closed form for independent vectors is 0. All four are drawn on ``ax``.
+    """
+    def curve(v: torch.Tensor | np.ndarray) -> np.ndarray:
+        return np.asarray(torch.as_tensor(v).detach().cpu(), dtype=float)
+
+    off = curve(offsets)
+    ax.axhline(0, color=OKABE_ITO[0], lw=1.5, label="independent q, k: closed form 0")
+    ax.plot(off, curve(independent), "o", ms=3.5, color=OKABE_ITO[0], label="independent q, k: mean of samples")
+    ax.plot(curve(closed_offsets), curve(closed_same), "-", lw=1, color=OKABE_ITO[1],
+            label="q = k: closed form 2 sum cos((m-n) theta_i)")
+    ax.plot(off, curve(same), "s", ms=3.5, color=OKABE_ITO[1], label="q = k: mean of samples")
+    ax.set(xlabel="offset m - n (positions)", ylabel="expected score",
+           title="RoPE's decay is a property of correlated q and k")
+    ax.legend(fontsize=7)
+
+
+
+def relative_bias_rows(ax: plt.Axes, rows: Mapping[str, tuple[Sequence[int] | torch.Tensor, torch.Tensor]]) -> None:
+    """Chapter 7: relative biases as functions of the relative position ``j - i``.
+
+    ``rows`` maps a label to ``(offsets, values)``: one head's bias at each
+    offset ``j - i`` (key minus query), e.g. a row of
+    ``book.encodings.alibi.alibi_bias_values`` or
+    ``book.encodings.t5.t5_bias_values``. Each is drawn as a step curve on
+    ``ax``, in the book's colourblind-safe colours.
+    """
+    for (label, (off, values)), color in zip(rows.items(), itertools.cycle(OKABE_ITO)):
+        x = np.asarray(torch.as_tensor(off).detach().cpu(), dtype=float)
+        y = np.asarray(torch.as_tensor(values).detach().cpu(), dtype=float)
+        ax.step(x, y, where="mid", color=color, label=label)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ax.set(xlabel="relative position j - i (key minus query)", ylabel="bias added to the logit",
+           title="one family: a bias read off j - i")
+    ax.legend(fontsize=7)
+
+
+__all__ += ["rope_expected_scores", "relative_bias_rows"]

@@ -33,14 +33,16 @@ The package has one module per scheme: ``sinusoidal``,
 
 from __future__ import annotations
 
-from .alibi import alibi_bias, alibi_slopes
+from .alibi import alibi_bias, alibi_bias_values, alibi_slopes
 from .learned import LearnedPositionalEmbedding
 from .rope import (
+    apply_partial_rope,
     apply_rope,
     apply_rope_cached,
     apply_rope_complex,
     rope_cis,
     rope_cos_sin,
+    rope_expected_score,
     rope_layout_permutation,
 )
 from .sinusoidal import (
@@ -54,7 +56,7 @@ from .sinusoidal import (
     sinusoidal_at,
     step_norm_squared,
 )
-from .t5 import t5_relative_bucket
+from .t5 import relative_bias, shaw_scores, t5_bias_values, t5_relative_bucket
 
 __all__ = [
     "frequencies",
@@ -67,9 +69,15 @@ __all__ = [
     "cosine_integral",
     "dot_by_offset",
     "apply_rope",
+    "apply_partial_rope",
+    "rope_expected_score",
     "alibi_slopes",
     "alibi_bias",
+    "alibi_bias_values",
     "t5_relative_bucket",
+    "relative_bias",
+    "t5_bias_values",
+    "shaw_scores",
     "rope_layout_permutation",
     "rope_cos_sin",
     "apply_rope_cached",

@@ -64,3 +64,31 @@ def alibi_bias(n_heads: int, seq_len: int) -> torch.Tensor:
     pos = torch.arange(seq_len)
     distance = (pos[:, None] - pos[None, :]).abs().to(torch.float32)
     return -slopes[:, None, None] * distance
+
+
+# --- chapter 7 (#17): ALiBi as one row of a relative-bias table
+
+
+def alibi_bias_values(n_heads: int, max_distance: int) -> torch.Tensor:
+    """ALiBi as a table of biases indexed by the relative position ``r = j - i``.
+
+    ``values[h, r + K] = -m_h * |r|`` for ``r = -K .. K`` (``K = max_distance``),
+    with ``m_h`` from ``alibi_slopes``: a fixed, linear, unbucketed bias, one
+    number per head and offset. ``relative_bias(values, seq_len)`` (in
+    ``book.encodings.t5``) turns it into ``alibi_bias(n_heads, seq_len)``
+    whenever ``K >= seq_len - 1`` (chapter 7 asserts it); a smaller ``K`` clips
+    the distance as Shaw et al. (2018) do.
+
+    Returns:
+        float32 tensor ``(n_heads, 2 K + 1)``.
+
+    Raises:
+        TypeError / ValueError: if ``n_heads`` or ``max_distance`` is not an integer >= 1.
+    """
+    slopes = alibi_slopes(n_heads)
+    max_distance = check_positive_int("max_distance", max_distance)
+    r = torch.arange(-max_distance, max_distance + 1)
+    return -slopes[:, None] * r.abs().to(torch.float32)
+
+
+__all__ += ["alibi_bias_values"]

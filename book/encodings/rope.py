@@ -294,3 +294,106 @@ def rope_layout_permutation(d_model: int, n_heads: int = 1) -> torch.Tensor:
     head = d_model // n_heads
     offsets = torch.arange(n_heads).repeat_interleave(head) * head
     return layout_permutation(head).repeat(n_heads) + offsets
+
+
+# --- chapter 6 (#17): partial rotary and the expected score
+
+from .._validate import check_real  # noqa: E402  (kept with the functions that use it)
+
+
+def apply_partial_rope(
+    x: torch.Tensor,
+    positions: torch.Tensor | Sequence[float] | None = None,
+    *,
+    rotary_dim: int,
+    base: float = 10000.0,
+    layout: RopeLayout = "interleaved",
+) -> torch.Tensor:
+    """Partial rotary: RoPE on the first ``rotary_dim`` features of each head only.
+
+    GPT-NeoX (Black et al., 2022) rotates a fraction ``rotary_pct`` of each
+    head and passes the other features through unchanged. In Hugging Face
+    transformers this is ``partial_rotary_factor`` (``rotary_pct`` in
+    ``GPTNeoXConfig``): ``models/gpt_neox/modeling_gpt_neox.py``,
+    ``GPTNeoXRotaryEmbedding.compute_default_rope_parameters`` forms the
+    frequencies over ``dim = int(head_dim * partial_rotary_factor)`` features,
+    ``w_i = base^(-2i/dim)``, and ``apply_rotary_pos_emb`` rotates
+    ``q[..., :dim]`` and concatenates ``q[..., dim:]`` unchanged. labml's
+    annotated RoPE calls the same width ``d_rope``. So::
+
+        out[..., :r] = apply_rope(x[..., :r], positions, base=base)   # w_i = base^(-2i/r)
+        out[..., r:] = x[..., r:]
+
+    with ``r = rotary_dim``. ``layout`` pairs the rotated features as in
+    ``apply_rope`` (``"half"`` is GPT-NeoX's ``rotate_half`` within the first
+    ``r`` features). The score of a rotated query and key is the RoPE score of
+    the first ``r`` features (a function of ``m - n``) plus the plain dot
+    product of the rest (no position at all).
+
+    Args:
+        x: floating tensor ``(..., seq_len, d)``.
+        positions: as in ``apply_rope`` (default ``0 .. seq_len-1``).
+        rotary_dim: how many leading features to rotate: even, ``2 <= r <= d``.
+        base: RoPE's base.
+        layout: ``"interleaved"`` (pairs ``(2i, 2i+1)``) or ``"half"``.
+
+    Returns:
+        tensor with the shape and dtype of ``x``; ``rotary_dim = d`` is ``apply_rope``.
+
+    Raises:
+        TypeError: if ``x`` is not a floating tensor or ``rotary_dim`` not an integer.
+        ValueError: if ``rotary_dim`` is odd, below 2 or above ``d``, and as ``apply_rope``.
+    """
+    x = check_float_tensor("x", x, min_dim=2)
+    rotary_dim = check_even("rotary_dim", check_positive_int("rotary_dim", rotary_dim))
+    if rotary_dim > x.shape[-1]:
+        raise ValueError(f"rotary_dim must be at most the last dimension of x ({x.shape[-1]}), got {rotary_dim}")
+    turned = apply_rope(x[..., :rotary_dim], positions, base=base, layout=layout)
+    return torch.cat((turned, x[..., rotary_dim:]), dim=-1)
+
+
+def rope_expected_score(
+    offsets: torch.Tensor | Sequence[float],
+    d_model: int,
+    *,
+    correlation: float = 1.0,
+    base: float = 10000.0,
+) -> torch.Tensor:
+    """The expected RoPE score of a random query and key, at each offset ``m - n``.
+
+    For ``q, k`` with zero-mean, unit-variance entries and ``E[q_j k_j] = rho``
+    (``correlation``; ``E[q_j k_l] = 0`` for ``j != l``), rotated to positions
+    ``m`` and ``n`` (Su et al., 2021, eq. 16)::
+
+        E[<rope(q, m), rope(k, n)>] = E[q^T R((n - m) theta) k]
+                                    = rho * trace(R((n - m) theta))
+                                    = 2 rho * sum_i cos((m - n) theta_i)
+
+    with ``theta_i = base^(-2i/d)``. For independent ``q, k`` (``rho = 0``) it is
+    0 at every offset; for ``q = k`` (``rho = 1``) it is ``2 sum_i cos((m - n)
+    theta_i)``, the score of ``q = k = (1, 1, .., 1)`` and the curve that falls
+    with the offset (RoFormer's long-term decay, section 3.4.3). It is even in
+    ``m - n``.
+
+    Args:
+        offsets: the offsets ``m - n``, any shape.
+        d_model: head width ``d``, positive and even.
+        correlation: ``rho``, in ``[-1, 1]``.
+        base: RoPE's base.
+
+    Returns:
+        float64 tensor of the shape of ``offsets``.
+
+    Raises:
+        TypeError / ValueError: for non-numeric or non-finite offsets, a bad
+            ``d_model`` or ``base``, or ``correlation`` outside ``[-1, 1]``.
+    """
+    offsets = _check_positions("offsets", offsets, allow_float=True)
+    correlation = check_real("correlation", correlation)
+    if not -1.0 <= correlation <= 1.0:
+        raise ValueError(f"correlation must lie in [-1, 1], got {correlation}")
+    angles = _rope_angles(offsets, d_model, base=base, freqs=None)
+    return 2.0 * correlation * torch.cos(angles).sum(-1)
+
+
+__all__ += ["apply_partial_rope", "rope_expected_score"]
