@@ -1,12 +1,16 @@
 """Companion library of *Positional Encoding, Interactively*.
 
-One module per idea: ``encodings`` (sinusoidal, RoPE, ALiBi, learned, T5
-buckets), ``attention`` (written-out attention, permutations), ``demos``
-(small seeded models the chapters take apart), ``tasks`` (synthetic data),
-``models`` (a tiny Transformer with a choice of position scheme, and its
-training loop), ``plots`` (one look for all figures),
-``widgets`` (explorers for a running kernel) and ``checks`` (exercise
-self-checks). Chapters derive a thing by hand, then assert it equals the
+One module per idea: ``encodings`` (a package, one module per scheme:
+sinusoidal, RoPE, ALiBi, T5 buckets, learned), ``scaling`` (RoPE scaling
+rules for long contexts), ``attention`` (written-out attention,
+permutations), ``demos`` (small seeded models the chapters take apart),
+``tasks`` (synthetic data), ``models`` (a tiny Transformer with a choice of
+position scheme, and its training loop), ``ensemble`` (the seeds of one
+scheme trained together), ``experiments`` (chapter 8's experiment and its
+command line), ``mechanism`` (attention on offsets, head ablation),
+``plots`` (one look for all figures), ``widgets`` (explorers for a running
+kernel), ``exercises`` (exercise self-checks) and ``classroom`` (student
+copies for teachers). Chapters derive a thing by hand, then assert it equals the
 library version here, which later chapters import.
 """
 

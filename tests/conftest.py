@@ -51,6 +51,40 @@ def built_site(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return out / "_build" / "html", result
 
 
+CPU_PASS_TEST = "test_notebooks_give_their_stored_outputs_with_other_cpu_kernels"
+_cpu_passes: dict = {}
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """Run the test that waits for the other-CPU nbval passes last."""
+    items.sort(key=lambda item: item.name == CPU_PASS_TEST)
+
+
+def pytest_collection_finish(session) -> None:
+    """Start the other-CPU nbval passes now, if the session will check them, so
+    that they run beside the rest of the tests (``tests/test_cpu_independence.py``)."""
+    if session.config.option.collectonly or _cpu_passes:
+        return
+    if any(item.name == CPU_PASS_TEST for item in session.items):
+        sys.path.insert(0, str(ROOT / "tests"))
+        from test_cpu_independence import start_passes
+
+        _cpu_passes.update(start_passes())
+
+
+@pytest.fixture(scope="session")
+def cpu_passes() -> dict:
+    """The background passes ``pytest_collection_finish`` started."""
+    return _cpu_passes
+
+
+def pytest_sessionfinish(session) -> None:
+    """Stop passes still running (the session ended early, e.g. with ``-x``)."""
+    for proc, _ in _cpu_passes.values():
+        if proc.poll() is None:
+            proc.kill()
+
+
 #: (page, own bytes, first-visit transfer bytes), filled by the browser test.
 PAGE_WEIGHTS: list[tuple[str, int, int]] = []
 

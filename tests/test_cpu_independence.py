@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -49,20 +50,34 @@ def test_pytorch_obeys_the_kernel_setting(capability):
     assert out.stdout.strip().lower() == capability.lower()
 
 
+def start_passes() -> dict[str, tuple[subprocess.Popen, Path]]:
+    """Start nbval over every notebook, once per other kernel set, in the background.
+
+    ``conftest.py`` calls this as soon as collection is done, so the passes run
+    beside the rest of the test session (each kernel uses one thread) instead
+    of after it; the test below waits for them. Output goes to files, not pipes,
+    so a long report cannot block a pass.
+    """
+    passes = {}
+    for cap in other_capabilities():
+        log = Path(tempfile.mkstemp(prefix=f"nbval-{cap}-", suffix=".log")[1])
+        with log.open("w") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short",
+                 "notebooks", "guide"],
+                cwd=ROOT, env=_env(cap), stdout=out, stderr=subprocess.STDOUT, text=True)
+        passes[cap] = (proc, log)
+    return passes
+
+
 @pytest.mark.slow
-def test_notebooks_give_their_stored_outputs_with_other_cpu_kernels():
-    """nbval over every notebook, once per other kernel set, the passes side by side
-    (each kernel uses one thread, so two passes fit two cores)."""
-    passes = {
-        cap: subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short",
-             "notebooks", "guide"],
-            cwd=ROOT, env=_env(cap), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for cap in other_capabilities()
-    }
+def test_notebooks_give_their_stored_outputs_with_other_cpu_kernels(cpu_passes):
+    """nbval over every notebook, once per other kernel set (started in the
+    background when the session began; this test runs last and waits)."""
     failed = []
-    for cap, proc in passes.items():
-        out, _ = proc.communicate(timeout=3600)
+    for cap, (proc, log) in cpu_passes.items():
+        proc.wait(timeout=3600)
+        out = log.read_text()
         summary = out.strip().splitlines()[-1] if out.strip() else "(no output)"
         print(f"ATEN_CPU_CAPABILITY={cap}: {summary}")
         if proc.returncode != 0:

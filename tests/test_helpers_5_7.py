@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from book import checks, encodings, plots  # noqa: E402
+from book import encodings, exercises, plots# noqa: E402
 
 
 # ---------------------------------------------------------------- self-checks
@@ -29,7 +29,7 @@ from book import checks, encodings, plots  # noqa: E402
     ],
 )
 def test_position_table_size_hints(capsys, answer, ok, hint):
-    assert checks.check_position_table_size(answer, 1024, 1600, n_layers=48) is ok
+    assert exercises.check_position_table_size(answer, 1024, 1600, n_layers=48) is ok
     assert hint in capsys.readouterr().out
 
 
@@ -49,7 +49,7 @@ THETA8 = 10000 ** (-16 / 64)
     ],
 )
 def test_rope_angle_hints(capsys, answer, ok, hint):
-    assert checks.check_rope_angle(answer, 100, 8, 64) is ok
+    assert exercises.check_rope_angle(answer, 100, 8, 64) is ok
     assert hint in capsys.readouterr().out
 
 
@@ -69,13 +69,13 @@ SIX = [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3]
     ],
 )
 def test_alibi_slopes_hints(capsys, answer, ok, hint):
-    assert checks.check_alibi_slopes(answer, 6) is ok
+    assert exercises.check_alibi_slopes(answer, 6) is ok
     assert hint in capsys.readouterr().out
 
 
 def test_alibi_slopes_check_accepts_library_values_for_many_head_counts(capsys):
     for n in (1, 2, 3, 8, 12, 16, 20):
-        assert checks.check_alibi_slopes(encodings.alibi_slopes(n), n)
+        assert exercises.check_alibi_slopes(encodings.alibi_slopes(n), n)
 
 
 # ---------------------------------------------------------------- plots
@@ -136,10 +136,10 @@ def test_alibi_panel_blanks_the_future_and_rejects_bad_heads():
     [
         (lambda: plots.cosine_similarity(torch.ones(3)), ValueError, "table must be a 2-D floating tensor"),
         (lambda: plots.pca_path(plt.gca(), torch.ones(2, 4)), ValueError, "at least 3 rows"),
-        (lambda: checks.check_position_table_size(1, 0, 8), ValueError, "max_len must be a positive integer"),
-        (lambda: checks.check_rope_angle(1.0, 1, 40, 64), ValueError, "i must be a pair index in 0 .. 31"),
-        (lambda: checks.check_rope_angle(1.0, float("nan"), 1, 64), ValueError, "m must be finite"),
-        (lambda: checks.check_alibi_slopes([1.0], 0), ValueError, "n_heads must be a positive integer"),
+        (lambda: exercises.check_position_table_size(1, 0, 8), ValueError, "max_len must be a positive integer"),
+        (lambda: exercises.check_rope_angle(1.0, 1, 40, 64), ValueError, "i must be a pair index in 0 .. 31"),
+        (lambda: exercises.check_rope_angle(1.0, float("nan"), 1, 64), ValueError, "m must be finite"),
+        (lambda: exercises.check_alibi_slopes([1.0], 0), ValueError, "n_heads must be a positive integer"),
     ],
 )
 def test_helpers_5_7_reject_bad_input(call, exc, message):

@@ -89,7 +89,7 @@ def undocumented(module_name: str) -> list[str]:
 def test_public_modules_found():
     # The modules the chapters import; a rename must update the reference too.
     assert {"encodings", "scaling", "attention", "tasks", "models", "experiments", "plots",
-            "widgets", "checks"} <= set(PUBLIC_MODULES)
+            "widgets", "exercises"} <= set(PUBLIC_MODULES)
 
 
 @pytest.mark.parametrize("module_name", ["book"] + [f"book.{m}" for m in PUBLIC_MODULES])
@@ -284,7 +284,7 @@ def test_every_chapter_links_library_names_to_the_reference():
     import json
 
     plain = re.compile(r"(?<![<}`])`(?:book\.)?(encodings|scaling|attention|tasks|models|ensemble|experiments|"
-                       r"plots|widgets|checks|demos|classroom|mechanism)\.([A-Za-z_]\w*)(?:\(\))?`")
+                       r"plots|widgets|exercises|demos|classroom|mechanism)\.([A-Za-z_]\w*)(?:\(\))?`")
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         prose = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
                           if c["cell_type"] == "markdown")

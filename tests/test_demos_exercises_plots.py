@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from book import checks, encodings, plots  # noqa: E402
+from book import encodings, exercises, plots# noqa: E402
 from book.demos import TinySelfAttention  # noqa: E402
 
 TOKENS = ["나", "는", "너", "를", "사랑해"]
@@ -65,7 +65,7 @@ def test_tiny_attention_bad_input(model, call, message):
     ],
 )
 def test_permutation_matrix_check_hints(capsys, answer, ok, hint):
-    assert checks.check_permutation_matrix(answer, [2, 0, 3, 1]) is ok
+    assert exercises.check_permutation_matrix(answer, [2, 0, 3, 1]) is ok
     assert hint in capsys.readouterr().out
 
 
@@ -123,7 +123,7 @@ W3 = 10000 ** (-2 * 3 / 64)
     ],
 )
 def test_wavelength_check_hints(capsys, answer, ok, hint):
-    assert checks.check_wavelength(answer, 3, 64) is ok
+    assert exercises.check_wavelength(answer, 3, 64) is ok
     assert hint in capsys.readouterr().out
 
 
@@ -147,7 +147,7 @@ W2 = 10000 ** (-2 * 2 / 16)
     ],
 )
 def test_rotation_block_check_hints(capsys, answer, ok, hint):
-    assert checks.check_rotation_block(answer, 7, 2, 16) is ok
+    assert exercises.check_rotation_block(answer, 7, 2, 16) is ok
     assert hint in capsys.readouterr().out
 
 
@@ -157,14 +157,14 @@ def test_rotation_block_check_hints(capsys, answer, ok, hint):
      (5000, False, "1 .. 1000"), (10, False, "some position is closer"), (2.5, False, "whole position")],
 )
 def test_closest_position_check_hints(capsys, answer, ok, hint):
-    assert checks.check_closest_position(answer, 8, 1000) is ok
+    assert exercises.check_closest_position(answer, 8, 1000) is ok
     assert hint in capsys.readouterr().out
 
 
 def test_closest_position_check_knows_the_farthest(capsys):
     pe = encodings.sinusoidal_at(torch.arange(1001), 8, dtype=torch.float64)
     worst = int(torch.argmax((pe[1:] - pe[0]).norm(dim=-1))) + 1
-    assert not checks.check_closest_position(worst, 8, 1000)
+    assert not exercises.check_closest_position(worst, 8, 1000)
     assert "farthest" in capsys.readouterr().out
 
 
@@ -222,11 +222,11 @@ def test_animation_html_is_offline():
 
 
 BAD_HELPER_INPUTS = [
-    (lambda ax: checks.check_wavelength(1.0, 40, 64), ValueError, "i must be a pair index in 0 .. 31"),
-    (lambda ax: checks.check_wavelength(1.0, 1.5, 64), TypeError, "i must be an integer pair index"),
-    (lambda ax: checks.check_rotation_block([[1, 0], [0, 1]], 1, 99, 16), ValueError, "i must be a pair index in 0 .. 7"),
-    (lambda ax: checks.check_rotation_block([[1, 0], [0, 1]], float("inf"), 1, 16), ValueError, "k must be finite"),
-    (lambda ax: checks.check_closest_position(1, 8, 0), ValueError, "max_position must be a positive integer"),
+    (lambda ax: exercises.check_wavelength(1.0, 40, 64), ValueError, "i must be a pair index in 0 .. 31"),
+    (lambda ax: exercises.check_wavelength(1.0, 1.5, 64), TypeError, "i must be an integer pair index"),
+    (lambda ax: exercises.check_rotation_block([[1, 0], [0, 1]], 1, 99, 16), ValueError, "i must be a pair index in 0 .. 7"),
+    (lambda ax: exercises.check_rotation_block([[1, 0], [0, 1]], float("inf"), 1, 16), ValueError, "k must be finite"),
+    (lambda ax: exercises.check_closest_position(1, 8, 0), ValueError, "max_position must be a positive integer"),
     (lambda ax: plots.rotation_circles([ax], 16, pos=0, k=1, pairs=[9]), ValueError, r"pairs\[\] must be a pair index"),
     (lambda ax: plots.similarity_panel(ax, 16, seq_len=0), ValueError, "seq_len must be a positive integer"),
     (lambda ax: plots.pe_overview(ax, ax, 15), ValueError, "dim must be in|d_model must be even"),

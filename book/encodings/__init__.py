@@ -1,0 +1,73 @@
+"""Positional encodings: sinusoidal, rotary (RoPE), ALiBi and learned tables.
+
+Conventions used throughout the book (and tested in ``tests/test_encodings.py``):
+
+* ``d`` (``d_model``) is the model width, ``p`` a position, ``k`` an offset,
+  and ``w_i = base^(-2i/d)`` for ``i = 0 .. d/2 - 1`` the angular frequencies
+  (``spacing="vaswani"``, the default).
+* Sinusoidal layout ``"interleaved"`` (the default) is the one written in
+  Vaswani et al. (2017), section 3.5: ``PE[p, 2i] = sin(p w_i)`` and
+  ``PE[p, 2i+1] = cos(p w_i)``. Layout ``"concat"`` puts all sines first,
+  ``[sin(p w_0) .. sin(p w_{d/2-1}) | cos(p w_0) .. cos(p w_{d/2-1})]``; with
+  the same frequencies it is a fixed column permutation of the interleaved
+  table (``layout_permutation``).
+* tensor2tensor (``get_timing_signal_1d`` in
+  ``tensor2tensor/layers/common_attention.py``) and fairseq
+  (``SinusoidalPositionalEmbedding.get_embedding`` in
+  ``fairseq/modules/sinusoidal_positional_embedding.py``) use the concat
+  layout *and* other frequencies, ``w_i = base^(-i/(d/2 - 1))``
+  (``spacing="tensor2tensor"``), whose slowest wavelength is exactly
+  ``2*pi*base``: their tables are not a permutation of the paper's.
+  fairseq also numbers positions from ``padding_idx + 1``
+  (``fairseq.utils.make_positions``), not from 0.
+* RoPE layout ``"interleaved"`` (the default) rotates the pairs
+  ``(2i, 2i+1)``, as in RoFormer (Su et al., 2021) and Meta's Llama code;
+  layout ``"half"`` rotates the pairs ``(i, i + d/2)``, as in GPT-NeoX and
+  Llama in Hugging Face transformers ("rotate_half").
+
+The package has one module per scheme: ``sinusoidal``,
+``rope``, ``alibi``, ``t5`` and
+``learned``. Everything public is re-exported here, so
+``from book import encodings; encodings.apply_rope(...)`` works as before.
+"""
+
+from __future__ import annotations
+
+from .alibi import alibi_bias, alibi_slopes
+from .learned import LearnedPositionalEmbedding
+from .rope import (
+    apply_rope,
+    apply_rope_cached,
+    apply_rope_complex,
+    rope_cis,
+    rope_cos_error,
+    rope_cos_sin,
+    rope_layout_permutation,
+)
+from .sinusoidal import (
+    frequencies,
+    layout_permutation,
+    rotation_matrix,
+    sinusoidal,
+    sinusoidal_at,
+)
+from .t5 import t5_relative_bucket
+
+__all__ = [
+    "frequencies",
+    "sinusoidal",
+    "sinusoidal_at",
+    "layout_permutation",
+    "rotation_matrix",
+    "apply_rope",
+    "alibi_slopes",
+    "alibi_bias",
+    "t5_relative_bucket",
+    "rope_layout_permutation",
+    "rope_cos_sin",
+    "apply_rope_cached",
+    "rope_cis",
+    "apply_rope_complex",
+    "rope_cos_error",
+    "LearnedPositionalEmbedding",
+]

@@ -1,0 +1,345 @@
+"""Rotary position embeddings (RoPE; Su et al., 2021): every form the book uses, together.
+
+The rotation with explicit positions (``apply_rope``), the cached cos/sin
+form of the Llama code (``rope_cos_sin``, ``apply_rope_cached``), the
+complex form (``rope_cis``, ``apply_rope_complex``), the precision probe
+``rope_cos_error`` and the interleaved/half-split layout permutation
+(``rope_layout_permutation``). Conventions: :mod:`book.encodings`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, Sequence
+
+import torch
+
+from .._validate import check_choice, check_even, check_float_tensor, check_positive_int
+from ._positions import _check_positions, _check_positions_fit
+from .sinusoidal import frequencies, layout_permutation
+
+__all__ = ["apply_rope", "rope_cos_sin", "apply_rope_cached", "rope_cis", "apply_rope_complex", "rope_cos_error", "rope_layout_permutation"]
+
+RopeLayout = Literal["interleaved", "half"]
+
+
+def apply_rope(
+    x: torch.Tensor,
+    positions: torch.Tensor | Sequence[float] | None = None,
+    *,
+    base: float = 10000.0,
+    layout: RopeLayout = "interleaved",
+    freqs: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Rotary position embedding: rotate each pair of features by ``p * w_i``.
+
+    Equation (Su et al., 2021, RoFormer, eq. 14-15): for every position ``p``
+    and pair ``(a, b)`` with frequency ``w_i = base^(-2i/d)``::
+
+        (a, b) -> (a cos(p w_i) - b sin(p w_i),  a sin(p w_i) + b cos(p w_i))
+
+    Layout ``"interleaved"`` pairs features ``(2i, 2i+1)`` (RoFormer, Meta's
+    Llama code, torchtune); ``"half"`` pairs ``(i, i + d/2)`` (GPT-NeoX, Llama
+    in Hugging Face transformers). Applied to queries and keys, the score
+    ``<rope(q, m), rope(k, n)>`` depends on the positions only through ``m - n``.
+    Angles are formed in float64; the rotation runs in ``x``'s dtype.
+
+    Args:
+        x: floating tensor of shape ``(..., seq_len, d)`` with ``d`` even.
+        positions: positions of the ``seq_len`` rows, default ``0 .. seq_len-1``.
+            Shape ``(seq_len,)`` or any shape ending in ``seq_len`` that
+            broadcasts to ``x.shape[:-1]`` (for per-sequence offsets). Integer
+            positions, offsets and gaps all work; real-valued positions are
+            accepted too (position interpolation, chapter 9).
+        base: frequency base (> 1); 10000 in RoFormer, 500000 in Llama 3.
+        layout: ``"interleaved"`` or ``"half"``.
+        freqs: optional frequencies ``w_i`` to use instead of
+            ``base^(-2i/d)`` (shape ``(d/2,)``): the rescaled frequencies of
+            ``book.scaling`` (chapter 9). ``base`` is then ignored.
+
+    Returns:
+        tensor with the shape, dtype and device of ``x``.
+
+    Raises:
+        TypeError: if ``x`` is not a floating tensor or positions are not numeric.
+        ValueError: if ``x`` has fewer than 2 dims, an odd last dimension,
+            positions whose shape does not fit ``x``, or a non-finite
+            (NaN or infinite) position.
+    """
+    x = check_float_tensor("x", x, min_dim=2)
+    d, seq_len = x.shape[-1], x.shape[-2]
+    if d % 2:
+        raise ValueError(f"the last dimension of x must be even (features are rotated in pairs), got {d}")
+    layout = check_choice("layout", layout, ("interleaved", "half"))
+    if positions is None:
+        positions = torch.arange(seq_len, device=x.device)
+    positions = _check_positions("positions", positions, allow_float=True)
+    _check_positions_fit(positions, x)
+    angles = _rope_angles(positions.to(x.device), d, base=base, freqs=freqs)
+    return _rotate(x, torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype), layout)
+
+
+def _rope_angles(
+    positions: torch.Tensor, d_model: int, *, base: float, freqs: torch.Tensor | None
+) -> torch.Tensor:
+    """The float64 angles ``p * w_i``, shape ``(*positions.shape, d/2)``, with
+    RoPE's ``w_i = base^(-2i/d)`` or the given ``freqs`` (chapter 9), checked
+    here once for ``apply_rope``, ``rope_cos_sin``, ``rope_cis`` and
+    ``rope_cos_error``."""
+    if freqs is None:
+        w = frequencies(d_model, base=base)
+    else:
+        d_model = check_even("d_model", d_model)
+        if not isinstance(freqs, torch.Tensor) or not freqs.is_floating_point():
+            raise TypeError(f"freqs must be a floating tensor, got {getattr(freqs, 'dtype', type(freqs).__name__)}")
+        if freqs.shape != (d_model // 2,):
+            raise ValueError(f"freqs must have shape (d/2,) = ({d_model // 2},), got {tuple(freqs.shape)}")
+        if not torch.isfinite(freqs).all():
+            raise ValueError("freqs must be finite")
+        w = freqs.to(torch.float64)
+    return positions.to(torch.float64).unsqueeze(-1) * w.to(positions.device)
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
+    """The rotation itself, shared by ``apply_rope`` and ``apply_rope_cached``."""
+    if layout == "interleaved":
+        a, b = x[..., 0::2], x[..., 1::2]
+        out = torch.empty(torch.broadcast_shapes(x.shape[:-1], cos.shape[:-1]) + x.shape[-1:],
+                          dtype=x.dtype, device=x.device)
+        out[..., 0::2] = a * cos - b * sin  # strided writes: several times faster than
+        out[..., 1::2] = a * sin + b * cos  # torch.stack(..., dim=-1) on the CPU
+        return out
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+
+
+def rope_cos_sin(
+    positions: torch.Tensor | Sequence[float],
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A cos/sin cache for RoPE: ``cos(p w_i)`` and ``sin(p w_i)``, angles in float64.
+
+    Compute it once for all positions up to the longest input, then pass
+    rows of it to ``apply_rope_cached`` (as Hugging Face transformers and
+    torchtune do). Returns two tensors of shape ``(*positions.shape, d/2)``.
+
+    Raises:
+        TypeError: for non-numeric positions or a non-floating ``dtype``.
+        ValueError: for a non-finite position, or a bad ``d_model`` or ``base``.
+    """
+    positions = _check_positions("positions", positions, allow_float=True)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+    angles = _rope_angles(positions, d_model, base=base, freqs=None)
+    return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
+
+
+def apply_rope_cached(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: RopeLayout = "interleaved"
+) -> torch.Tensor:
+    """RoPE from a precomputed cos/sin cache (``rope_cos_sin``); the same
+    rotation as ``apply_rope``, without recomputing angles on every call.
+
+    For ``layout="half"`` this is the "rotate_half" form of GPT-NeoX and
+    transformers: ``x * [cos, cos] + rotate_half(x) * [sin, sin]`` with
+    ``rotate_half(x) = [-x2, x1]``.
+
+    Args:
+        x: floating tensor ``(..., seq_len, d)``, ``d`` even.
+        cos, sin: tensors that broadcast to ``(..., seq_len, d/2)``.
+        layout: ``"interleaved"`` (pairs ``(2i, 2i+1)``) or ``"half"``.
+    """
+    x = check_float_tensor("x", x, min_dim=2)
+    if x.shape[-1] % 2:
+        raise ValueError(f"the last dimension of x must be even, got {x.shape[-1]}")
+    layout = check_choice("layout", layout, ("interleaved", "half"))
+    for name, t in (("cos", cos), ("sin", sin)):
+        if not isinstance(t, torch.Tensor) or t.shape[-1:] != (x.shape[-1] // 2,):
+            raise ValueError(f"{name} must be a tensor ending in d/2 = {x.shape[-1] // 2}, got "
+                             f"{getattr(t, 'shape', type(t).__name__)}")
+    return _rotate(x, cos.to(x.dtype), sin.to(x.dtype), layout)
+
+
+def rope_cis(
+    positions: torch.Tensor | Sequence[float],
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    freqs: torch.Tensor | None = None,
+    dtype: torch.dtype = torch.complex64,
+) -> torch.Tensor:
+    """The unit complex numbers ``e^{i p w_i}`` that RoPE multiplies by: a cache.
+
+    Equation (Su et al., 2021, eq. 16, the complex form): pair ``(2i, 2i+1)``
+    read as ``a + ib`` is rotated to ``(a + ib) e^{i p w_i}``. The angles are
+    formed in float64 and only the result is rounded to ``dtype``; compute the
+    cache once per maximum length and pass rows of it to
+    ``apply_rope_complex``.
+
+    Returns:
+        complex tensor of shape ``(*positions.shape, d_model // 2)``.
+
+    Raises:
+        TypeError: for non-numeric positions, bad ``freqs`` or a non-complex ``dtype``.
+        ValueError: for a non-finite position, or a bad ``d_model``, ``base``
+            or ``freqs`` shape.
+    """
+    positions = _check_positions("positions", positions, allow_float=True)
+    d_model = check_even("d_model", d_model)
+    if dtype not in (torch.complex64, torch.complex128):
+        raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype!r}")
+    angles = _rope_angles(positions, d_model, base=base, freqs=freqs)
+    return torch.polar(torch.ones_like(angles), angles).to(dtype)
+
+
+def apply_rope_complex(x: torch.Tensor, cis: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
+    """Interleaved RoPE as one complex multiplication (fast; chapter 10).
+
+    Each pair ``(2i, 2i+1)`` of ``x`` is read as one complex number without
+    copying (``Tensor.view`` with a complex dtype), one elementwise product
+    with ``cis`` (from ``rope_cis``) rotates every pair, and the result is
+    read back as real numbers: the same numbers as ``apply_rope(x, positions)`` with
+    ``layout="interleaved"``, in one pass over ``x``. In place
+    (``out=x``) is the fastest form: chapter 10 and
+    ``benchmarks/rope_speed.py`` time it against copying ``x``.
+
+    Args:
+        x: float32 or float64 tensor ``(..., seq_len, d)``, ``d`` even.
+        cis: complex tensor that broadcasts to ``(..., seq_len, d/2)``, e.g.
+            ``rope_cis(positions, d)`` of shape ``(seq_len, d/2)``.
+        out: optional contiguous tensor like ``x`` to write the result into
+            (no allocation; it may be ``x`` itself, to rotate in place).
+
+    Returns:
+        tensor with the shape and dtype of ``x``.
+
+    Raises:
+        TypeError: if ``x`` is not float32/float64 or ``cis`` not complex.
+        ValueError: if ``x``'s last dimension is odd or ``cis`` does not fit.
+    """
+    x = check_float_tensor("x", x, min_dim=2)
+    if x.dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"x must be float32 or float64 for the complex form, got {x.dtype}; use apply_rope")
+    if x.shape[-1] % 2:
+        raise ValueError(f"the last dimension of x must be even, got {x.shape[-1]}")
+    if not isinstance(cis, torch.Tensor) or not cis.is_complex():
+        raise TypeError(f"cis must be a complex tensor from rope_cis, got {getattr(cis, 'dtype', type(cis))}")
+    pairs = _as_pairs(x)
+    shape, cshape = pairs.shape, cis.shape  # a plain loop: torch.broadcast_shapes costs ~30 us
+    if len(cshape) > len(shape) or any(c not in (1, p) for c, p in zip(reversed(cshape), reversed(shape))):
+        raise ValueError(f"cis of shape {tuple(cshape)} must broadcast to (..., seq_len, d/2) = {tuple(shape)}")
+    if cis.dtype != pairs.dtype:
+        cis = cis.to(pairs.dtype)
+    if out is None:
+        return (pairs * cis).view(x.dtype)
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape or out.dtype != x.dtype or not out.is_contiguous():
+        raise ValueError(f"out must be a contiguous tensor with the shape {tuple(x.shape)} and dtype {x.dtype} of x")
+    torch.mul(pairs, cis, out=out.view(pairs.dtype))
+    return out
+
+
+def rope_cos_error(
+    positions: torch.Tensor | Sequence[int],
+    d_model: int,
+    *,
+    angle_dtype: torch.dtype,
+    base: float = 10000.0,
+) -> torch.Tensor:
+    """How wrong RoPE's cosines get when its angles are formed in low precision.
+
+    Equation: the angles ``m theta_i`` of Su et al. (2021, eq. 34), with
+    ``theta_i = base^(-2i/d)`` (``frequencies``). The position ``m`` and
+    ``theta_i`` are rounded to ``angle_dtype`` and multiplied in it, and the
+    cosine of that angle is compared with ``cos(m theta_i)`` in float64. For
+    ``angle_dtype=torch.float64`` this is ``book``'s own path instead:
+    ``rope_cos_sin`` (float64 angles, the result rounded to float32).
+
+    Args:
+        positions: integer positions ``m``, shape ``(n,)``.
+        d_model: head width ``d``, a positive even integer.
+        angle_dtype: a floating dtype, e.g. ``torch.bfloat16``.
+        base: RoPE's base.
+
+    Returns:
+        float64 tensor ``(n,)``: the largest ``|cos error|`` over the pairs at
+        each position (chapter 10); ``inf`` where the angle overflows
+        ``angle_dtype`` (float16 cannot hold positions past 65504).
+
+    Raises:
+        TypeError: for float positions (they must be integers) or a
+            non-floating ``angle_dtype``.
+        ValueError: for positions that are not one-dimensional, or NaN or
+            infinite (reported before the dtype rule).
+    """
+    positions = _check_positions("positions", positions, allow_float=False)
+    if positions.dim() != 1:
+        raise ValueError(f"positions must be one-dimensional, got shape {tuple(positions.shape)}")
+    if not isinstance(angle_dtype, torch.dtype) or not angle_dtype.is_floating_point:
+        raise TypeError(f"angle_dtype must be a floating-point torch.dtype, got {angle_dtype!r}")
+    theta = frequencies(d_model, base=base)
+    exact = torch.cos(_rope_angles(positions, d_model, base=base, freqs=None))
+    if angle_dtype == torch.float64:
+        cos, _ = rope_cos_sin(positions, d_model, base=base)
+    else:
+        cos = torch.cos((positions[:, None].to(angle_dtype) * theta.to(angle_dtype)).float())
+    return (cos.double() - exact).abs().amax(1).nan_to_num(nan=math.inf)
+
+
+def _as_pairs(x: torch.Tensor) -> torch.Tensor:
+    """``x`` (..., d) read as complex pairs (..., d/2), without a copy if possible.
+
+    ``Tensor.view(complex dtype)`` reinterprets the last dimension in one
+    call, about 10 us quicker than ``view_as_complex(x.reshape(..., -1, 2))``
+    (which matters next to a 40 us multiplication); it needs a last dimension
+    of stride 1, so other layouts take the reshape, which copies them.
+    """
+    try:
+        return x.view(torch.complex64 if x.dtype == torch.float32 else torch.complex128)
+    except RuntimeError:  # last dimension not of stride 1, or an odd offset or stride
+        return torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
+
+
+def rope_layout_permutation(d_model: int, n_heads: int = 1) -> torch.Tensor:
+    """Row permutation of ``W_q`` / ``W_k`` that turns interleaved RoPE into half-split RoPE.
+
+    RoFormer (Su et al., 2021) and Meta's Llama code rotate the feature pairs
+    ``(2i, 2i+1)`` of each head; GPT-NeoX and Llama in Hugging Face
+    transformers rotate ``(i, i + h/2)`` (``h`` the head width). For one head,
+    with ``perm = [0, 2, .., h-2, 1, 3, .., h-1]``::
+
+        apply_rope(q[..., perm], layout="half") == apply_rope(q)[..., perm]
+
+    and because the same permutation of ``q`` and ``k`` leaves every dot product
+    unchanged, a model whose ``W_q`` and ``W_k`` rows (output features) are
+    permuted by ``perm`` within each head gives, with ``layout="half"``,
+    exactly the attention scores of the original model with
+    ``layout="interleaved"``. This is the permutation applied when Meta's
+    Llama checkpoints are converted to the transformers format. Its inverse,
+    ``torch.argsort(perm)``, goes back.
+
+    Args:
+        d_model: total width of the projection (``n_heads * h``).
+        n_heads: number of heads; ``d_model / n_heads`` must be even.
+
+    Returns:
+        int64 tensor of shape ``(d_model,)``: new row ``r`` takes old row
+        ``perm[r]`` (use ``W[perm]`` for an ``nn.Linear`` weight).
+
+    Raises:
+        TypeError / ValueError: if the sizes are not positive integers, or the
+            head width is not a whole even number.
+    """
+    d_model = check_positive_int("d_model", d_model)
+    n_heads = check_positive_int("n_heads", n_heads)
+    if d_model % n_heads or (d_model // n_heads) % 2:
+        raise ValueError(
+            f"d_model / n_heads must be a whole even head width (RoPE rotates pairs), "
+            f"got d_model={d_model}, n_heads={n_heads}"
+        )
+    head = d_model // n_heads
+    offsets = torch.arange(n_heads).repeat_interleave(head) * head
+    return layout_permutation(head).repeat(n_heads) + offsets
