@@ -27,6 +27,12 @@ __all__ = [
     "check_alibi_slopes",
     "check_cache_rounding_error",
     "check_rope_traffic",
+    "check_alibi_neutral_weight",
+    "check_first_untrained_row",
+    "check_rope_stretch",
+    "check_yarn_pairs",
+    "check_dynamic_ntk",
+    "check_turned_pairs",
 ]
 
 
@@ -557,3 +563,246 @@ def check_learned_vs_sinusoidal(learned: Any, sinusoidal: Any, *, length: int = 
 
 
 __all__ += ["check_learned_vs_sinusoidal"]
+
+
+# --------------------------------------------------------------- chapters 8 and 9
+def check_alibi_neutral_weight(answer: Any, n_heads: int) -> bool:
+    """Chapter 8: with neutral content (every score equal before the penalty),
+    the weight a late query of each ALiBi head puts on the keys at offsets 0
+    and 1 together, in head order.
+
+    With slope ``m`` the weights fall as ``e^(-m k)`` with the offset ``k``, a
+    geometric distribution over a long past: offsets 0 and 1 get
+    ``(1 + e^(-m))(1 - e^(-m)) = 1 - e^(-2m)``. Recognises the weight on
+    offset 0 alone (``1 - e^(-m)``), the slopes given instead of weights, and
+    the heads in reverse order.
+
+    Raises:
+        TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
+    """
+    n_heads = check_positive_int("n_heads", n_heads)
+    try:
+        got = torch.as_tensor(answer, dtype=torch.float64).flatten()
+    except (TypeError, ValueError, RuntimeError):
+        return _verdict(False, "Give the weights as a list or tensor of numbers, one per head.")
+    if got.numel() != n_heads:
+        return _verdict(False, f"Give one weight per head: {n_heads} numbers, got {got.numel()}.")
+    slopes = alibi_slopes(n_heads).to(torch.float64)
+    right = 1 - torch.exp(-2 * slopes)
+
+    def same(a: torch.Tensor) -> bool:
+        return bool(torch.allclose(got, a, rtol=1e-3, atol=1e-6))
+
+    if same(right):
+        return _verdict(True, "Offsets 0 and 1 get 1 - e^(-2m) of a head's weight: "
+                        + ", ".join(f"{v:.3f}" for v in right.tolist()) + ". The penalty alone focuses little.")
+    if same(1 - torch.exp(-slopes)):
+        return _verdict(False, "That is the weight on offset 0 alone. The rule needs offsets 0 and 1: "
+                        "add the weight e^(-m)(1 - e^(-m)) of offset 1.")
+    if same(slopes):
+        return _verdict(False, "Those are the slopes m themselves. The weight on offsets 0 and 1 is 1 - e^(-2m).")
+    if same(right.flip(0)):
+        return _verdict(False, "The right numbers in reverse order: head 1 has the steepest slope.")
+    return _verdict(False, "Compute the slopes with alibi_slopes, then 1 - e^(-2m) for each.")
+
+
+def check_first_untrained_row(answer: Any, train_len: int, max_len: int) -> bool:
+    """Chapter 8: the index of the first row of a learned position table
+    (``max_len`` rows) that training on inputs of ``train_len`` tokens never
+    updates. Positions are counted from 0, so training reads rows
+    ``0 .. train_len - 1`` and the first row left at its random start is
+    ``train_len``. Recognises the last trained row and counting from 1.
+
+    Raises:
+        TypeError / ValueError: if the lengths are not integers >= 1, or
+            ``max_len <= train_len`` (then no row is left untrained).
+    """
+    train_len = check_positive_int("train_len", train_len)
+    max_len = check_positive_int("max_len", max_len)
+    if max_len <= train_len:
+        raise ValueError(f"max_len must be larger than train_len, got {max_len} <= {train_len}")
+    value = _number(answer)
+    if value is None or value != int(value):
+        return _verdict(False, "Give a whole row index.")
+    row = int(value)
+    if row == train_len:
+        return _verdict(True, f"Inputs of {train_len} tokens use positions 0 .. {train_len - 1}, so rows "
+                        f"{train_len} .. {max_len - 1} never receive a gradient (weight decay aside) and "
+                        "keep their random start.")
+    if row == train_len - 1:
+        return _verdict(False, f"Row {row} is the last one training reads: positions run from 0 to "
+                        f"{train_len - 1}.")
+    if row == train_len + 1:
+        return _verdict(False, "Positions are counted from 0: the first untrained row comes one earlier.")
+    return _verdict(False, f"Which positions does an input of {train_len} tokens use? Count from 0.")
+
+
+def check_rope_stretch(answer: Any, model: Any, batch: Any, train_len: int, *, scale: float = 4.0) -> bool:
+    """Chapter 8: the accuracy of a RoPE ``model`` (a
+    ``book.models.TinyTransformer``) on ``batch`` with Position Interpolation
+    and with YaRN at ``scale`` and ``original_max_len = train_len``, without
+    training: ``answer`` maps ``"PI"`` and ``"YaRN"`` to ``(within, past)``,
+    the mean accuracy over positions ``1 .. train_len - 1`` (position 0 has
+    no target) and over positions ``train_len`` on
+    (``book.models.accuracy_by_position``). The check recomputes them and
+    leaves the model's RoPE unscaled. Recognises the two numbers swapped and
+    position 0 counted (``accuracy_by_position`` gives NaN there).
+
+    Raises:
+        TypeError / ValueError: if ``train_len`` is not an integer >= 2 or
+            ``scale`` is below 1.
+    """
+    from .models import accuracy_by_position
+
+    train_len = check_positive_int("train_len", train_len)
+    if train_len < 2:
+        raise ValueError(f"train_len must be at least 2, got {train_len}")
+    scale = check_real("scale", scale)
+    if scale < 1:
+        raise ValueError(f"scale must be >= 1, got {scale}")
+    if not isinstance(answer, dict) or set(answer) != {"PI", "YaRN"}:
+        return _verdict(False, 'Give a dict {"PI": (within, past), "YaRN": (within, past)}.')
+    truth = {}
+    try:
+        for rule in ("PI", "YaRN"):
+            model.set_rope_scaling(rule=rule, scale=scale, original_max_len=train_len)
+            acc = accuracy_by_position(model, batch)
+            truth[rule] = (float(acc[1:train_len].mean()), float(acc[train_len:].mean()))
+    finally:
+        model.set_rope_scaling()
+    try:
+        got = {rule: tuple(float(v) for v in answer[rule]) for rule in truth}
+    except (TypeError, ValueError):
+        return _verdict(False, "Each rule needs two numbers: (within, past).")
+    if any(len(v) != 2 for v in got.values()):
+        return _verdict(False, "Each rule needs two numbers: (within, past).")
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) < 0.01
+
+    if all(near(got[r][0], truth[r][0]) and near(got[r][1], truth[r][1]) for r in truth):
+        return _verdict(True, "Your accuracies match the model's, within 0.01. Compare PI's and YaRN's "
+                        f"within {train_len} tokens with unchanged RoPE's before judging which rule helps.")
+    if all(near(got[r][0], truth[r][1]) and near(got[r][1], truth[r][0]) for r in truth):
+        return _verdict(False, "The two numbers are swapped: first within the training length, then past it.")
+    if any(math.isnan(v) for pair in got.values() for v in pair):
+        return _verdict(False, "Position 0 has no target (accuracy_by_position gives NaN there); average "
+                        f"positions 1 .. {train_len - 1} only.")
+    return _verdict(False, "Set the rule with model.set_rope_scaling(rule=..., scale=..., "
+                    "original_max_len=...), measure models.accuracy_by_position, and reset with "
+                    "model.set_rope_scaling().")
+
+
+def check_yarn_pairs(answer: Any, d_model: int, *, original_max_len: int, alpha: float = 1.0,
+                     beta: float = 32.0, ramp: str = "code", base: float = 10000.0) -> bool:
+    """Chapter 9: which RoPE pairs YaRN keeps (``gamma = 1``), blends
+    (``0 < gamma < 1``) and interpolates like PI (``gamma = 0``), for the
+    given thresholds and ramp (``book.scaling.yarn_ramp``). ``answer`` is a
+    dict with the keys ``"kept"``, ``"blended"`` and ``"interpolated"``, each
+    a list of pair indices. Recognises the other ramp's answer and pairs
+    counted from 1.
+
+    Raises:
+        ValueError: as ``book.scaling.yarn_ramp`` for bad settings.
+    """
+    from .scaling import yarn_ramp
+
+    gamma = yarn_ramp(d_model, original_max_len=original_max_len, alpha=alpha, beta=beta, ramp=ramp, base=base)
+    keys = ("kept", "blended", "interpolated")
+
+    def groups(g: torch.Tensor) -> dict[str, list[int]]:
+        return {"kept": (g == 1).nonzero().flatten().tolist(),
+                "blended": ((g > 0) & (g < 1)).nonzero().flatten().tolist(),
+                "interpolated": (g == 0).nonzero().flatten().tolist()}
+
+    if not isinstance(answer, dict) or set(answer) != set(keys):
+        return _verdict(False, 'Give a dict with the keys "kept", "blended" and "interpolated", '
+                        "each a list of pair indices.")
+    try:
+        got = {k: sorted(int(i) for i in answer[k]) for k in keys}
+    except (TypeError, ValueError):
+        return _verdict(False, "Each group is a list of whole pair indices.")
+    right = groups(gamma)
+    if got == right:
+        return _verdict(True, f"With the {ramp}'s ramp: kept {right['kept']}, blended {right['blended']}, "
+                        f"interpolated {right['interpolated']}.")
+    other = "paper" if ramp == "code" else "code"
+    if got == groups(yarn_ramp(d_model, original_max_len=original_max_len, alpha=alpha, beta=beta,
+                               ramp=other, base=base)):
+        return _verdict(False, f"That is the {other}'s ramp; this check asks for ramp={ramp!r}.")
+    if got == {k: [i + 1 for i in v] for k, v in right.items()}:
+        return _verdict(False, "Pairs are counted from 0 (pair 0 is the fastest).")
+    return _verdict(False, "Compute gamma with scaling.yarn_ramp and sort the pairs by gamma = 1, "
+                    "0 < gamma < 1 and gamma = 0.")
+
+
+def check_dynamic_ntk(answer: Any, d_model: int, *, original_max_len: int, seq_len: int,
+                      base: float = 10000.0) -> bool:
+    """Chapter 9: for dynamic NTK in the book's form (``s = max(1, n / L)``,
+    ``book.scaling.dynamic_ntk_frequencies``), ``answer = (first, divisor)``:
+    the first input length ``n`` at which the slowest pair's frequency
+    changes, and the factor by which it is divided at ``seq_len``.
+    Recognises ``L`` itself as the first length, and the factor by which the
+    base is multiplied (``s^(d/(d-2))``) given as the divisor.
+
+    Raises:
+        TypeError / ValueError: for lengths that are not integers >= 1, or
+            ``seq_len <= original_max_len`` (then nothing is divided).
+    """
+    from .scaling import dynamic_ntk_frequencies
+
+    original_max_len = check_positive_int("original_max_len", original_max_len)
+    seq_len = check_positive_int("seq_len", seq_len)
+    if seq_len <= original_max_len:
+        raise ValueError(f"seq_len must be larger than original_max_len, got {seq_len} <= {original_max_len}")
+    try:
+        first, divisor = (float(v) for v in answer)
+    except (TypeError, ValueError):
+        return _verdict(False, "Give two numbers: (first length that changes, divisor at seq_len).")
+    old = frequencies(d_model, base=base)
+    right_first = original_max_len + 1       # s = n / L > 1 from n = L + 1 on
+    right_div = float(old[-1] / dynamic_ntk_frequencies(d_model, seq_len, original_max_len=original_max_len,
+                                                        base=base)[-1])
+    ok_first, ok_div = first == right_first, _close(divisor, right_div)
+    if ok_first and ok_div:
+        return _verdict(True, f"Up to {original_max_len} tokens s = 1; from {right_first} on s = n / L > 1. At "
+                        f"{seq_len} tokens the slowest pair is divided by s = {right_div:g}, like PI.")
+    if first == original_max_len:
+        return _verdict(False, f"At n = L = {original_max_len}, s = max(1, n / L) is still exactly 1.")
+    s = seq_len / original_max_len
+    if not ok_div and _close(divisor, s ** (d_model / (d_model - 2))):
+        return _verdict(False, "That is the factor on the base. The slowest pair, theta = base^(-(d-2)/d), "
+                        "is divided by (s^(d/(d-2)))^((d-2)/d) = s.")
+    if not ok_first:
+        return _verdict(False, "Find the smallest n with max(1, n / L) > 1.")
+    return _verdict(False, f"Compare the slowest pair's frequency at {seq_len} tokens with RoPE's.")
+
+
+def check_turned_pairs(answer: Any, d_model: int, *, original_max_len: int, base: float = 10000.0) -> bool:
+    """Chapter 9: how many RoPE pairs make at least one full turn within the
+    training length (wavelength ``2 pi / theta_i <= L``,
+    ``book.scaling.turned_pairs``). Recognises the count of pairs that never
+    turn, the index of the last turned pair, and the pairs with more than
+    YaRN's 32 turns.
+
+    Raises:
+        ValueError: as ``book.scaling.turned_pairs``.
+    """
+    from .scaling import turned_pairs
+
+    right = turned_pairs(d_model, original_max_len=original_max_len, base=base)
+    value = _number(answer)
+    if value is None or value != int(value):
+        return _verdict(False, "Give a whole number of pairs.")
+    n = int(value)
+    if n == right:
+        return _verdict(True, f"Pairs 0 .. {right - 1} have wavelengths up to {original_max_len} positions; "
+                        f"the other {d_model // 2 - right} never complete a turn within the training length.")
+    if n == d_model // 2 - right:
+        return _verdict(False, "That counts the pairs that never turn. Count those with 2 pi / theta_i <= L.")
+    if n == right - 1:
+        return _verdict(False, "Pairs are counted from 0: the count is one more than the last index.")
+    turns = original_max_len * frequencies(d_model, base=base) / (2 * math.pi)
+    if n == int((turns > 32).sum()):
+        return _verdict(False, "That counts the pairs with more than 32 turns (YaRN's beta). One turn is enough.")
+    return _verdict(False, "Compare each wavelength 2 pi / theta_i, theta_i = base^(-2i/d), with L.")

@@ -67,6 +67,9 @@ __all__ = [
     "draw_rope_explorer",
     "draw_alibi_explorer",
     "draw_precision_explorer",
+    "wavelength_panel",
+    "draw_scaling_explorer",
+    "draw_results_explorer",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black omitted.
@@ -1308,3 +1311,95 @@ def relative_bias_rows(ax: plt.Axes, rows: Mapping[str, tuple[Sequence[int] | to
 
 
 __all__ += ["rope_expected_scores", "relative_bias_rows"]
+
+
+def wavelength_panel(
+    ax: plt.Axes, d_model: int, *, original_max_len: int, scale: float | None = None, base: float = 10000.0
+) -> int:
+    """Chapter 9's central picture: each RoPE pair's wavelength ``2 pi / theta_i``
+    (positions per full turn) against the pair index, on a log axis, with the
+    training length ``L`` as a dashed line (and the stretched length ``s L``
+    dotted, if ``scale`` is given). Pairs below the line make at least one
+    full turn within ``L``; the pairs above it, from
+    ``book.scaling.turned_pairs`` on, never do and are shaded. Returns that
+    first unturned pair.
+
+    Raises:
+        ValueError: as ``book.scaling.turned_pairs``, or for ``scale < 1``.
+    """
+    from .scaling import turned_pairs
+
+    first = turned_pairs(d_model, original_max_len=original_max_len, base=base)
+    waves = 2 * math.pi / frequencies(d_model, base=base)
+    if first < d_model // 2:
+        ax.axvspan(first - 0.5, d_model // 2 - 0.5, color="0.92", lw=0)
+    ax.semilogy(waves.numpy(), "o", ms=2.5, color=OKABE_ITO[0], label=r"wavelength $2\pi/\theta_i$")
+    ax.axhline(original_max_len, color="k", ls="--", lw=1, label=f"training length L = {original_max_len:,}")
+    if scale is not None:
+        if not _is_number(scale) or scale < 1:
+            raise ValueError(f"scale must be a number >= 1, got {scale!r}")
+        ax.axhline(scale * original_max_len, color="0.4", ls=":", lw=1.2,
+                   label=f"stretched length sL = {scale * original_max_len:,.0f}")
+    unturned = d_model // 2 - first
+    ax.set(xlabel="pair i (fast to slow)", ylabel="positions per turn",
+           title=f"{first} pairs turn within L, {unturned} never do")
+    return first
+
+
+def draw_scaling_explorer(
+    *, scale: float = 4.0, original_max_len: int = 2048, d_model: int = 128, base: float = 10000.0
+) -> plt.Figure:
+    """Chapter 9's explorer: left, ``wavelength_panel`` (which pairs make a
+    full turn within the training length ``L = original_max_len``); right,
+    ``scaling_ratios`` of PI, NTK-aware and YaRN at ``scale``, with the
+    first pair that never turns within ``L`` marked by a dashed line. The
+    title counts, for each rule, the pairs that never turn within ``L``
+    whose angle at position ``s L`` stays within the angles they reached in
+    training (``s L theta'_i <= L theta_i``, i.e. ``s theta'_i / theta_i <= 1``).
+
+    Raises:
+        ValueError: as ``wavelength_panel`` and ``scaling_ratios`` (bad
+            ``d_model``, ``scale`` < 1, ``original_max_len`` not positive).
+    """
+    fig, (left, right) = _new_figure(2, (8.6, 3.3))
+    first = wavelength_panel(left, d_model, original_max_len=original_max_len, scale=scale, base=base)
+    left.legend(fontsize=7, loc="upper left")
+    ratios = scaling_ratios(right, d_model, scale=scale, original_max_len=original_max_len, base=base)
+    right.axvline(first - 0.5, color="k", ls="--", lw=1)
+    right.legend(fontsize=7, loc="lower left")
+    kept = {name: int((scale * ratio[first:] <= 1 + 1e-12).sum()) for name, ratio in ratios.items()}
+    fig.suptitle(f"d = {d_model}, L = {original_max_len:,}, s = {scale:g}: of the {d_model // 2 - first} pairs that "
+                 "never turn within L, at position sL\n"
+                 + ", ".join(f"{name} keeps {n}" for name, n in kept.items()) + " inside the angles trained",
+                 fontsize=9)
+    return fig
+
+
+def draw_results_explorer(
+    results: Mapping[str, dict], *, task: str, schemes: Sequence[str] | None = None, seeds: str = "band"
+) -> plt.Figure:
+    """Chapter 8's explorer: ``experiment_curves`` of one task of ``results``
+    (a task name mapped to the JSON dict of ``book.experiments``) for the
+    chosen ``schemes`` (default: all of the task's), each seed as a band
+    (``seeds="band"``) or as lines (``"lines"``), with the training length
+    and chance. A scheme the task does not hold is skipped (the tasks may
+    hold different schemes); the title names the schemes skipped.
+
+    Raises:
+        ValueError: if ``task`` is not in ``results``, or none of ``schemes``
+            is in the task's results (and as ``experiment_curves`` for ``seeds``).
+    """
+    if task not in results:
+        raise ValueError(f"task must be one of {list(results)}, got {task!r}")
+    runs = results[task]["runs"]
+    wanted = list(runs) if schemes is None else list(schemes)
+    chosen = [s for s in wanted if s in runs]
+    if not chosen:
+        raise ValueError(f"schemes must include at least one of the task's schemes {list(runs)}, got {wanted}")
+    fig, (ax,) = _new_figure(1, (7.0, 3.3))
+    experiment_curves(ax, results[task], schemes=chosen, seeds=seeds, chance=True)
+    ax.legend(fontsize=8, ncol=3)
+    skipped = [s for s in wanted if s not in runs]
+    if skipped:
+        ax.set_title(f"{ax.get_title()} ({', '.join(skipped)}: not run on this task)")
+    return fig

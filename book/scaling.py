@@ -32,6 +32,7 @@ __all__ = [
     "yarn_frequencies",
     "yarn_ramp",
     "llama3_frequencies",
+    "turned_pairs",
     "RULES",
     "TRANSFORMERS_ROPE_TYPES",
 ]
@@ -278,6 +279,30 @@ def llama3_frequencies(
 # --- one registry, in the shape of transformers' ROPE_INIT_FUNCTIONS ---------
 
 Rule = Callable[..., tuple[torch.Tensor, float]]
+
+
+def turned_pairs(d_model: int, *, original_max_len: int, base: float = 10000.0) -> int:
+    """How many RoPE pairs make at least one full turn within the training
+    length ``L = original_max_len``: pair ``i`` does when its wavelength
+    ``2 pi / theta_i`` (``theta_i = base^(-2i/d)``) is at most ``L``, that is
+    when it makes ``r_i = L theta_i / 2 pi >= 1`` turns (the ``r`` of YaRN,
+    Peng et al. 2024, section 3.2). Wavelengths grow with ``i``, so these are
+    pairs ``0 .. c - 1`` and the returned ``c`` is the first pair that never
+    completes a turn within ``L`` (``d/2`` if every pair does).
+
+    Closed form: ``c = floor(d ln(L / 2 pi) / (2 ln base)) + 1``, clipped to
+    ``[0, d/2]`` (the fractional pair with exactly one turn is
+    ``_pair_with_turns(1, ...)``, YaRN's ``alpha = 1`` boundary); the count
+    is taken from the wavelengths themselves, in float64, so that it also
+    holds at the boundary.
+
+    Raises:
+        ValueError: for an odd ``d_model``, a non-positive ``original_max_len``
+            or a bad ``base``.
+    """
+    original_max_len = check_positive_int("original_max_len", original_max_len)
+    wavelengths = 2 * math.pi / frequencies(d_model, base=base)
+    return int((wavelengths <= original_max_len).sum())
 
 
 def _unchanged(d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0):

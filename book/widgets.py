@@ -24,9 +24,9 @@ from .plots import (
     draw_pe_explorer,
     draw_precision_explorer,
     draw_rope_explorer,
+    draw_results_explorer,
     draw_rotation_explorer,
-    experiment_curves,
-    scaling_ratios,
+    draw_scaling_explorer,
 )
 
 __all__ = [
@@ -231,8 +231,7 @@ def results_explorer(results: Mapping[str, dict]):
     and show the seeds as a band or one line each. ``results`` maps a task
     name to the JSON dict of ``book.experiments``; the tasks may hold
     different schemes (a scheme missing from the chosen task is skipped).
-    Static twin: the chapter's figures drawn with
-    ``book.plots.experiment_curves``."""
+    Drawn by ``book.plots.draw_results_explorer``."""
     import ipywidgets as w
 
     if not results:
@@ -249,18 +248,16 @@ def results_explorer(results: Mapping[str, dict]):
         if not chosen:
             print(f"Pick at least one scheme of this task: {', '.join(runs)}.")
             return None
-        fig, ax = plt.subplots(figsize=(7.0, 3.2))
-        experiment_curves(ax, results[task.value], schemes=chosen, seeds=style.value, chance=True)
-        ax.legend(fontsize=8, ncol=3)
-        return fig
+        return draw_results_explorer(results, task=task.value, schemes=chosen, seeds=style.value)
 
     return _explorer([[task, style], picks], draw)
 
 
 def scaling_explorer(d_model: int = 128):
-    """Change the context scale ``s`` and the training length ``L`` and see how
-    PI, NTK-aware and YaRN rescale each RoPE pair (chapter 9). Static twin:
-    the chapter's small multiples drawn with ``book.plots.scaling_ratios``."""
+    """Change the context scale ``s`` and the training length ``L`` and see
+    which RoPE pairs turn fully within ``L`` and how PI, NTK-aware and YaRN
+    rescale each pair (chapter 9). Drawn by
+    ``book.plots.draw_scaling_explorer``."""
     import ipywidgets as w
 
     d_model = check_even("d_model", d_model)
@@ -270,10 +267,7 @@ def scaling_explorer(d_model: int = 128):
     length = w.SelectionSlider(options=[32, 256, 2048, 8192, 32768], value=2048, description="train L")
 
     def draw() -> plt.Figure:
-        fig, ax = plt.subplots(figsize=(7.0, 3.2))
-        scaling_ratios(ax, d_model, scale=scale.value, original_max_len=length.value)
-        ax.legend(fontsize=8)
-        return fig
+        return draw_scaling_explorer(scale=scale.value, original_max_len=length.value, d_model=d_model)
 
     return _explorer([[scale, length]], draw)
 

@@ -83,3 +83,49 @@ def test_results_explorer_tasks_with_different_schemes():
     for pick in picks:
         pick.value = False
     plt.close("all")
+
+
+def test_draw_results_explorer_follows_its_state():
+    results = {"local_sum": LOCAL, "copy": COPY}
+    fig = plots.draw_results_explorer(results, task="local_sum")
+    (ax,) = fig.axes
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert ax.get_title() == "local_sum: trained at 4"
+    assert list(lines["alibi"].get_ydata()) == pytest.approx([0.75] * 15)   # mean of the two seeds
+    assert "chance (1/10)" in lines and len(ax.collections) == 2            # one band per scheme
+    plt.close(fig)
+    fig = plots.draw_results_explorer(results, task="local_sum", schemes=["learned"], seeds="lines")
+    (ax,) = fig.axes
+    assert [line.get_label() for line in ax.get_lines()][0] == "learned" and not ax.collections
+    assert list(ax.get_lines()[0].get_ydata())[-1] == pytest.approx(0.1)
+    plt.close(fig)
+    fig = plots.draw_results_explorer(results, task="copy", schemes=["alibi", "rope"])
+    (ax,) = fig.axes
+    assert ax.get_title() == "copy: trained at 2 (alibi: not run on this task)"
+    assert [line.get_label() for line in ax.get_lines()][0] == "rope"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="task must be one of"):
+        plots.draw_results_explorer(results, task="fibonacci")
+    with pytest.raises(ValueError, match="at least one of the task's schemes"):
+        plots.draw_results_explorer(results, task="copy", schemes=["alibi"])
+    with pytest.raises(ValueError, match="seeds must be"):
+        plots.draw_results_explorer(results, task="copy", seeds="dots")
+
+
+def test_results_explorer_calls_its_drawing(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    from book import widgets
+
+    calls = []
+    real = plots.draw_results_explorer
+    monkeypatch.setattr(widgets, "draw_results_explorer",
+                        lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    box = widgets.results_explorer({"local_sum": LOCAL, "copy": COPY})
+    (task, style), picks = box.children[0].children, box.children[1].children
+    assert calls[-1] == {"task": "local_sum", "schemes": ["alibi", "learned"], "seeds": "band"}
+    picks[0].value = False
+    style.value = "lines"
+    assert calls[-1] == {"task": "local_sum", "schemes": ["learned"], "seeds": "lines"}
+    task.value = "copy"
+    assert calls[-1] == {"task": "copy", "schemes": ["rope"], "seeds": "lines"}
+    plt.close("all")
