@@ -261,12 +261,16 @@ def rotation_circles(
     For each pair ``i`` (one axes each) it draws the circle, the point of
     ``PE(pos)`` (blue dot), the point of ``PE(pos + k)`` (orange square) and the
     arc between them: the rotation by ``k * w_i`` that ``M_k`` applies, the same
-    for every ``pos``.
+    for every ``pos``. If an arc is longer than one turn, a circle would draw
+    it over itself, so the pairs are drawn by ``rotation_spirals`` instead.
     """
     if len(axes) != len(pairs):
         raise ValueError(f"axes and pairs must have the same length, got {len(axes)} and {len(pairs)}")
     pairs = [check_pair_index("pairs[]", i, d_model) for i in pairs]
     w = frequencies(d_model, base=base)
+    if any(abs(k * float(w[i])) > 2 * np.pi for i in pairs):
+        rotation_spirals(axes, d_model, pos=pos, k=k, pairs=pairs, base=base)
+        return
     circle = np.linspace(0, 2 * np.pi, 200)
     for ax, i in zip(axes, pairs):
         a0, a1 = pos * float(w[i]), (pos + k) * float(w[i])

@@ -66,3 +66,17 @@ def test_decay_with_closed_form():
     with pytest.raises(ValueError, match="k_max"):
         plots.decay_with_closed_form(ax, 64, k_max=1)
     plt.close(fig)
+
+
+def test_rotation_circles_draws_an_arc_over_one_turn_as_a_spiral():
+    """The explorer's offsets reach +-20, 3.2 turns of pair 0: no circle drawn over itself."""
+    fig, axes = plt.subplots(1, 2)
+    plots.rotation_circles(list(axes), 16, pos=0, k=20, pairs=[0, 3])
+    arc = axes[0].lines[1].get_xydata()
+    radii = np.hypot(arc[:, 0], arc[:, 1])
+    assert radii.min() < 0.7 and "turns" in axes[0].get_title()  # shrinking spiral, 3.2 turns
+    fig2, axes2 = plt.subplots(1, 1)
+    plots.rotation_circles([axes2], 16, pos=0, k=2, pairs=[0])  # 2 rad: the plain circle
+    assert np.allclose(np.hypot(*axes2.lines[1].get_xydata().T), 1.0)
+    plt.close(fig)
+    plt.close(fig2)
