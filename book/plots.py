@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
-
 import base64
 import html
 import importlib.util
@@ -21,12 +19,13 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
-from matplotlib import font_manager
 import numpy as np
 import torch
+from matplotlib import font_manager
 
 from ._validate import check_nonneg_int, check_pair_index, check_positive_int
 from .encodings import frequencies, sinusoidal_at

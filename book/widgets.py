@@ -23,8 +23,8 @@ from .plots import (
     draw_order_explorer,
     draw_pe_explorer,
     draw_precision_explorer,
-    draw_rope_explorer,
     draw_results_explorer,
+    draw_rope_explorer,
     draw_rotation_explorer,
     draw_scaling_explorer,
 )

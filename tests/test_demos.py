@@ -7,7 +7,6 @@ import torch
 
 from book.demos import TinySelfAttention
 
-
 TOKENS = ["나", "는", "너", "를", "사랑해"]
 
 

@@ -10,7 +10,6 @@ import torch
 from book import encodings, exercises
 
 
-
 @pytest.mark.parametrize(
     "answer,ok,hint",
     [

@@ -12,7 +12,6 @@ import base64
 import io
 import json
 import re
-from pathlib import Path
 from urllib.parse import urlparse
 
 import matplotlib

@@ -164,6 +164,7 @@ def test_chapter_imports_come_with_the_notebooks_extra():
     """Every module a chapter imports is stdlib, `book`, or installed by book[notebooks]."""
     import ast
     import sys
+
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

@@ -26,6 +26,7 @@ def test_every_import_of_the_library_is_declared():
     """Modules `book` imports outside the standard library are dependencies or in the notebooks extra."""
     import ast
     import sys
+
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

@@ -15,7 +15,6 @@ import torch  # noqa: E402
 from book import encodings, plots  # noqa: E402
 from book.demos import TinySelfAttention  # noqa: E402
 
-
 TOKENS = ["나", "는", "너", "를", "사랑해"]
 
 

@@ -22,7 +22,6 @@ Conventions compared:
 
 from __future__ import annotations
 
-
 import pytest
 import torch
 

@@ -15,7 +15,6 @@ pytest.importorskip("ipywidgets")
 from book import plots, widgets  # noqa: E402
 from book.demos import TinySelfAttention  # noqa: E402
 
-
 TOKENS = ["나", "는", "너", "를", "사랑해"]
 
 
