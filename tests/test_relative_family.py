@@ -61,6 +61,10 @@ def test_bad_inputs_raise():
         relative_bias(torch.zeros(2, 5, dtype=torch.long), 3)
     with pytest.raises(ValueError, match="table"):
         t5_bias_values(torch.zeros(16, 2), 4)
+    with pytest.raises(TypeError, match="table"):
+        t5_bias_values([[0.0, 0.0]] * 32, 4)
+    with pytest.raises(TypeError, match="table"):
+        t5_bias_values(torch.zeros(32, 2, dtype=torch.long), 4)
     with pytest.raises(ValueError, match="rel_keys"):
         shaw_scores(torch.zeros(3, 4), torch.zeros(3, 4), torch.zeros(4, 4))
     with pytest.raises(ValueError, match="max_distance"):

@@ -153,13 +153,15 @@ def t5_bias_values(
         tensor ``(n_heads, 2 K + 1)``.
 
     Raises:
-        TypeError / ValueError: for a ``table`` that is not a floating
-            ``(num_buckets, n_heads)`` tensor, and as ``t5_relative_bucket``.
+        TypeError: for a ``table`` that is not a floating tensor.
+        ValueError: for a ``table`` not of shape ``(num_buckets, n_heads)``,
+            and as ``t5_relative_bucket``.
     """
     max_distance = check_positive_int("max_distance", max_distance)
     num_buckets = check_positive_int("num_buckets", num_buckets)
-    if not isinstance(table, torch.Tensor) or not table.is_floating_point() or table.dim() != 2 \
-            or table.shape[0] != num_buckets:
+    if not isinstance(table, torch.Tensor) or not table.is_floating_point():
+        raise TypeError(f"table must be a floating tensor, got {getattr(table, 'dtype', type(table).__name__)}")
+    if table.dim() != 2 or table.shape[0] != num_buckets:
         raise ValueError(f"table must be a floating tensor (num_buckets={num_buckets}, n_heads), "
                          f"got {getattr(table, 'shape', type(table).__name__)}")
     r = torch.arange(-max_distance, max_distance + 1)
@@ -172,7 +174,8 @@ def shaw_scores(q: torch.Tensor, k: torch.Tensor, rel_keys: torch.Tensor) -> tor
     """Attention logits with Shaw et al.'s relative key vectors (2018, eq. 4).
 
     ``e_ij = q_i (k_j + a_ij)^T / sqrt(d)`` with ``a_ij = rel_keys[clip(j - i, K) + K]``
-    (section 3.2; the ``a^V`` term on the values is left out). Expanded,
+    (eq. 4 is in section 3.1, the clipping in section 3.2; the ``a^V`` term on
+    the values is left out). Expanded,
     ``e_ij = q_i k_j^T / sqrt(d) + q_i a_ij^T / sqrt(d)``: the position term is a
     relative bias that also depends on the query's content. T5 drops that
     dependence (one scalar per bucket), ALiBi also drops the learning.
