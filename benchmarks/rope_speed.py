@@ -16,8 +16,12 @@ With ``--compile OUT.json`` it also times a ``torch.compile``d (fused)
 rotation with the cos/sin cache, which reads ``x`` and the cache and writes
 the result in one pass, next to the eager forms and a copy, and writes the
 measurement with the machine it came from to ``OUT.json`` (chapter 10 reads
-``notebooks/results/rope_compile.json``). Compiling takes tens of seconds
-and needs a C++ compiler; no download.
+``notebooks/results/rope_compile.json``): the times, the bytes that
+``book.numerics.memory_traffic`` counts for the copy and the eager form, the
+bytes of one fused pass (by construction: read ``x`` and the cache, write
+the result; inductor does not count bytes on the CPU), and the number of
+kernels inductor generated (``torch._inductor.metrics``). Compiling takes
+seconds (the time is recorded) and needs a C++ compiler; no download.
 """
 
 from __future__ import annotations
@@ -117,19 +121,31 @@ def cpu_name() -> str:
 
 def compiled_measurement(length: int, *, heads: int, head_dim: int, min_run_time: float,
                          rounds: int) -> dict:
-    """Time eager and compiled (fused) RoPE against a copy; bytes moved by each, counted."""
+    """Time eager and compiled (fused) RoPE against a copy.
+
+    Bytes: counted by ``numerics.memory_traffic`` for the copy and the eager
+    form; for the fused kernel, one pass by construction (``x`` and the cache
+    read, the result written), since inductor's ``num_bytes_accessed`` stays 0
+    on the CPU. ``generated_kernels`` is ``torch._inductor.metrics
+    .generated_kernel_count`` after compiling: 1 means one fused kernel.
+    """
+    from torch._inductor import metrics
+
     x = torch.randn(1, heads, length, head_dim, generator=torch.Generator().manual_seed(0))
     cos, sin = encodings.rope_cos_sin(torch.arange(length), head_dim)
+    metrics.reset()
     start = time.perf_counter()
     fused = torch.compile(fused_rotation)
     got = fused(x, cos, sin)
     compile_s = time.perf_counter() - start
+    kernels = metrics.generated_kernel_count
     assert torch.equal(got, encodings.apply_rope_cached(x, cos, sin))  # bit for bit, checked first
     calls = {"copy": lambda: x.clone(),
              "eager, interleaved cache": lambda: encodings.apply_rope_cached(x, cos, sin),
              "compiled (fused), interleaved cache": lambda: fused(x, cos, sin)}
     times = numerics.time_calls(calls, rounds=rounds, min_run_time=min_run_time)
     eager = numerics.memory_traffic(calls["eager, interleaved cache"])
+    copy = numerics.memory_traffic(calls["copy"])
     x_bytes = x.numel() * x.element_size()
     cache_bytes = 2 * cos.numel() * cos.element_size()
     return {
@@ -139,11 +155,12 @@ def compiled_measurement(length: int, *, heads: int, head_dim: int, min_run_time
         "shape": list(x.shape),
         "rounds": rounds,
         "compile_seconds": round(compile_s, 1),
+        "generated_kernels": kernels,
         "median_us": {name: round(sorted(ts)[len(ts) // 2] * 1e6, 1) for name, ts in times.items()},
         "ratio_to_copy": {name: round(numerics.median_ratio(times, name, "copy"), 2) for name in calls},
-        "bytes": {"copy": 2 * x_bytes,
-                  "eager, interleaved cache": eager["read"] + eager["written"],
-                  "compiled (fused), interleaved cache": 2 * x_bytes + cache_bytes},
+        "bytes_counted": {"copy": copy["read"] + copy["written"],
+                          "eager, interleaved cache": eager["read"] + eager["written"]},
+        "bytes_one_pass": {"compiled (fused), interleaved cache": 2 * x_bytes + cache_bytes},
     }
 
 
@@ -192,8 +209,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nRoPE, n = {n}, torch.compile (compiled in {result['compile_seconds']} s), "
               f"written to {args.compile}")
         for name, ratio in result["ratio_to_copy"].items():
-            print(f"  {name:<44} {result['median_us'][name]:10.1f} us  {ratio:6.2f} x copy  "
-                  f"{result['bytes'][name] / 2**20:7.1f} MiB moved")
+            counted = result["bytes_counted"].get(name)
+            moved = (f"{counted / 2**20:7.1f} MiB moved (counted)" if counted is not None else
+                     f"{result['bytes_one_pass'][name] / 2**20:7.1f} MiB (one pass, by construction)")
+            print(f"  {name:<44} {result['median_us'][name]:10.1f} us  {ratio:6.2f} x copy  {moved}")
+        print(f"  inductor generated {result['generated_kernels']} kernel(s)")
     n = min(args.lengths)
     print(f"\nALiBi attention, n = {n}")
     for name, us in alibi_rows(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time):

@@ -95,7 +95,7 @@ def rope_cache_error(
     from float64 angles (``encodings.rope_cos_sin``) and then rounded to
     ``cache_dtype``, as Hugging Face transformers does: its rotary embedding
     (``LlamaRotaryEmbedding.forward`` in ``models/llama/modeling_llama.py``)
-    forms the angles in float32 with autocast disabled and returns
+    forms the angles in float32 (``position_ids.float() * inv_freq``) and returns
     ``cos.to(dtype=x.dtype)``, the model's dtype. The rounding error of a
     number in ``[-1, 1]`` is at most half the gap between neighbouring floats
     there: ``2^-9`` for bfloat16 (8 significant bits), ``2^-12`` for float16,
