@@ -419,7 +419,8 @@ def check_attend_back_matrix(answer: Any, j: int, d_model: int, *, n_positions: 
 def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) -> bool:
     """Chapter 3: by how much does ``PE(p) . PE(p + k)`` fall each time the
     offset ``k`` is multiplied by 10, in the log approximation
-    ``(d/2)(1 - ln k / ln b)`` (``1 << k << b``)?
+    ``(d/2)(1 - (ln k + gamma) / ln b)`` (``1 << k << b``; ``gamma`` shifts
+    the line, not its slope)?
 
     The answer is ``(d/2) ln 10 / ln b`` (a positive drop). Recognises the
     sign flipped, ``d`` in place of ``d/2``, the drop per factor ``e`` instead
@@ -439,8 +440,8 @@ def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) ->
     ln_b = math.log(base)
     right = half * math.log(10) / ln_b
     if _close(value, right):
-        return _verdict(True, f"(d/2)(1 - ln k / ln b) loses (d/2) ln 10 / ln b = {right:.4g} per factor "
-                        "10 in k: a straight line on a log k axis.")
+        return _verdict(True, f"(d/2)(1 - (ln k + gamma) / ln b) loses (d/2) ln 10 / ln b = {right:.4g} "
+                        "per factor 10 in k: a straight line on a log k axis.")
     if _close(value, -right):
         return _verdict(False, "That is the change, a negative number; give the drop as a positive number.")
     if _close(value, 2 * right):
