@@ -1234,10 +1234,11 @@ def decay_with_closed_form(
 ) -> dict[str, torch.Tensor]:
     """Chapter 3's decay figure: ``sum_i cos(k w_i)`` for ``k = 1 .. k_max``
     (log-scaled ``k``) with its two closed forms overlaid,
-    ``(d/2)(Ci(k) - Ci(k/b)) / ln b`` and ``(d/2)(1 - ln k / ln b)``
+    ``(d/2)(Ci(k) - Ci(k/b)) / ln b`` and ``(d/2)(1 - (ln k + gamma) / ln b)``
     (``book.encodings.sinusoidal.dot_by_offset``).
 
-    Returns the three curves (keys ``"k"``, ``"exact"``, ``"ci"``, ``"log"``).
+    Returns the offsets and the three curves, a dict with keys ``"k"``,
+    ``"exact"``, ``"ci"`` and ``"log"``.
 
     Raises:
         ValueError: if ``k_max`` is not an integer >= 2 (and as
@@ -1252,7 +1253,7 @@ def decay_with_closed_form(
     curves = {"k": k, **{f: dot_by_offset(k, d_model, base=base, form=f) for f in ("exact", "ci", "log")}}
     ax.semilogx(k, curves["exact"], color=OKABE_ITO[0], lw=1, label="exact: sum_i cos(k w_i)")
     ax.semilogx(k, curves["ci"], color=OKABE_ITO[3], lw=2, label="(d/2)(Ci(k) - Ci(k/b)) / ln b")
-    ax.semilogx(k, curves["log"], "--", color="0.2", lw=1.2, label="(d/2)(1 - ln k / ln b)")
+    ax.semilogx(k, curves["log"], "--", color="0.2", lw=1.2, label="(d/2)(1 - (ln k + gamma) / ln b)")
     ax.set(xlabel="offset k (log scale)", ylabel="PE(p) . PE(p + k)", title=f"decay and its closed form, d = {d_model}")
     ax.legend(fontsize=8)
     return curves

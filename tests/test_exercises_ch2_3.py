@@ -23,6 +23,25 @@ def test_sine_only_residual(capsys):
     y = encodings.sinusoidal_at(p + 3, 32, dtype=torch.float64)[:, 0::2]
     assert not exercises.check_sine_only_residual(float((x - y).norm() / y.norm()), k=3, d_model=32)
     assert "B = I" in capsys.readouterr().out
+    # the fit in the wrong direction and the wrong denominator are each within 1% of the right value
+    back = torch.linalg.lstsq(y, x, driver="gelsd").solution
+    backward = float((y @ back - x).norm() / x.norm())
+    assert 0 < abs(backward / right - 1) < 0.01
+    assert not exercises.check_sine_only_residual(backward, k=3, d_model=32)
+    assert "back to PE(p)" in capsys.readouterr().out
+    b = torch.linalg.lstsq(x, y, driver="gelsd").solution
+    over_x = float((x @ b - y).norm() / x.norm())
+    assert 0 < abs(over_x / right - 1) < 0.01
+    assert not exercises.check_sine_only_residual(over_x, k=3, d_model=32)
+    assert "||X||" in capsys.readouterr().out
+    # a float32 computation is off by about 0.5%: not accepted, told why
+    x32, y32 = x.float(), y.float()
+    b32 = torch.linalg.lstsq(x32, y32, driver="gelsd").solution
+    res32 = float((x32 @ b32 - y32).norm() / y32.norm())
+    assert not exercises.check_sine_only_residual(res32, k=3, d_model=32)
+    assert "float64" in capsys.readouterr().out
+    assert exercises.check_sine_only_residual(right * (1 + 1e-4), k=3, d_model=32)
+    capsys.readouterr()
     assert not exercises.check_sine_only_residual(right * 2, k=3, d_model=32)
     assert not exercises.check_sine_only_residual(None, k=3, d_model=32)
     assert "one number" in capsys.readouterr().out
@@ -46,6 +65,21 @@ def test_attend_back_matrix(capsys):
     assert not exercises.check_attend_back_matrix(None, j=j, d_model=d)
     assert not exercises.check_attend_back_matrix(encodings.rotation_matrix(j + 1, d), j=j, d_model=d)
     assert "M_j" not in capsys.readouterr().out          # the hint does not give the answer away
+    # the concatenated layout: M_j with rows and columns reordered by the layout permutation
+    perm = encodings.layout_permutation(d)
+    concat_answer = encodings.rotation_matrix(j, d)[perm][:, perm]
+    assert exercises.check_attend_back_matrix(concat_answer, j=j, d_model=d, layout="concat")
+    assert "Correct" in capsys.readouterr().out
+    assert not exercises.check_attend_back_matrix(encodings.rotation_matrix(j, d), j=j, d_model=d,
+                                                  layout="concat")
+    assert "interleaved layout" in capsys.readouterr().out
+    assert not exercises.check_attend_back_matrix(concat_answer, j=j, d_model=d)
+    assert "concat layout" in capsys.readouterr().out
+    assert not exercises.check_attend_back_matrix(encodings.rotation_matrix(-j, d), j=j, d_model=d)
+    out = capsys.readouterr().out
+    assert "ahead" in out and "M_" not in out
+    with pytest.raises(ValueError, match="layout"):
+        exercises.check_attend_back_matrix(torch.eye(d), j=1, d_model=d, layout="halves")
     with pytest.raises(ValueError, match="j must be"):
         exercises.check_attend_back_matrix(torch.eye(d), j=64, d_model=d)
     with pytest.raises(ValueError, match="d_model"):
@@ -73,7 +107,7 @@ def test_log_decay_drop(capsys):
     (None, lambda a: exercises.check_wavelength(a, i=3, d_model=64)),
     ([[0.0, 0.0], [0.0, 0.0]], lambda a: exercises.check_rotation_block(a, k=7, i=2, d_model=16)),
     (None, lambda a: exercises.check_sine_only_residual(a, k=3, d_model=32)),
-    (torch.zeros(32, 32), lambda a: exercises.check_attend_back_matrix(a, j=4, d_model=32)),
+    (torch.zeros(32, 32), lambda a: exercises.check_attend_back_matrix(a, j=4, d_model=32, layout="concat")),
     (None, lambda a: exercises.check_log_decay_drop(a, d_model=64)),
 ])
 def test_neutral_starters_are_wrong(starter, call):

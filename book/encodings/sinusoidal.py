@@ -244,7 +244,8 @@ _EULER_GAMMA = 0.5772156649015329  # Euler's constant, gamma
 def step_norm_squared(d_model: int, *, k: float = 1.0, base: float = 10000.0) -> float:
     """The squared distance ``||PE(p + k) - PE(p)||^2``, the same at every position ``p``.
 
-    Equation (from Vaswani et al., 2017, section 3.5, interleaved layout)::
+    Equation (derived here from the encoding of Vaswani et al., 2017, section
+    3.5, interleaved layout; the paper itself does not state it)::
 
         ||PE(p + k) - PE(p)||^2 = sum_i [(sin((p+k) w_i) - sin(p w_i))^2
                                          + (cos((p+k) w_i) - cos(p w_i))^2]
@@ -347,7 +348,10 @@ def _as_float64(name: str, x: torch.Tensor | Sequence[float] | float) -> torch.T
 def cosine_integral(x: torch.Tensor | Sequence[float] | float) -> torch.Tensor:
     """The cosine integral ``Ci(x) = -integral_x^inf cos(t)/t dt`` for ``x > 0``.
 
-    Equation (Abramowitz and Stegun, 5.2.2 and 5.2.16)::
+    Equations: the power series (Abramowitz and Stegun, 1964, 5.2.2 and
+    5.2.16) for ``x < 20``, the auxiliary functions ``f``, ``g`` and
+    their asymptotic expansions (NIST DLMF, 6.12.3 and 6.12.4) for
+    ``x >= 20``::
 
         Ci(x) = gamma + ln x + sum_{n>=1} (-1)^n x^(2n) / (2n (2n)!)   (x < 20)
         Ci(x) = f(x) sin x - g(x) cos x,                               (x >= 20)
@@ -417,10 +421,11 @@ def dot_by_offset(
       substitution ``u = k b^(-x)``, ``dx = -du / (u ln b)`` turns it into
       ``integral_{k/b}^{k} cos(u)/u du / ln b``. ``Ci`` is
       ``cosine_integral``. Needs ``k != 0`` (the value at 0 is ``d/2``).
-    * ``form="log"``: ``(d/2) (1 - ln|k| / ln b)``, the ``"ci"`` form for
-      ``1 << |k| << b``, where ``Ci(|k|) ~ 0`` and
-      ``Ci(|k|/b) ~ gamma + ln(|k|/b)``, with Euler's ``gamma = 0.577`` also
-      dropped (it shifts the curve by ``(d/2) gamma / ln b``). Needs ``k != 0``.
+    * ``form="log"``: ``(d/2) (1 - (ln|k| + gamma) / ln b)``, the ``"ci"``
+      form for ``1 << |k| << b``, where ``Ci(|k|) ~ 0`` and
+      ``Ci(|k|/b) ~ gamma + ln(|k|/b)`` (Euler's ``gamma = 0.5772...`` kept:
+      dropping it would shift the curve up by ``(d/2) gamma / ln b``, about 2
+      at ``d = 64``, ``b = 10000``). Needs ``k != 0``.
 
     The sum is even in ``k``; both approximations use ``|k|``.
 
@@ -450,4 +455,4 @@ def dot_by_offset(
     a = k.abs()
     if form == "ci":
         return (d_model / 2) * (cosine_integral(a) - cosine_integral(a / base)) / _log(base)
-    return (d_model / 2) * (1 - torch.log(a) / _log(base))
+    return (d_model / 2) * (1 - (torch.log(a) + _EULER_GAMMA) / _log(base))
