@@ -597,10 +597,14 @@ def check_alibi_neutral_weight(answer: Any, n_heads: int) -> bool:
     and 1 together, in head order.
 
     With slope ``m`` the weights fall as ``e^(-m k)`` with the offset ``k``, a
-    geometric distribution over a long past: offsets 0 and 1 get
-    ``(1 + e^(-m))(1 - e^(-m)) = 1 - e^(-2m)``. Recognises the weight on
-    offset 0 alone (``1 - e^(-m)``), the slopes given instead of weights, and
-    the heads in reverse order.
+    geometric distribution. The answer asked for is its limit for a long past
+    (``n >> 1/m`` keys): offsets 0 and 1 get
+    ``(1 + e^(-m))(1 - e^(-m)) = 1 - e^(-2m)``. With ``n`` keys the exact
+    weight is ``(1 - e^(-2m)) / (1 - e^(-n m))``, larger for a gentle head at
+    short lengths (``m = 2^-8``: 0.066 at ``n = 32``, limit 0.0078); an answer
+    equal to it for one ``n`` from 2 to 100000 is recognised with its own
+    hint. Also recognises the weight on offset 0 alone (``1 - e^(-m)``), the
+    slopes given instead of weights, and the heads in reverse order.
 
     Raises:
         TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
@@ -628,6 +632,13 @@ def check_alibi_neutral_weight(answer: Any, n_heads: int) -> bool:
         return _verdict(False, "Those are the slopes m themselves. The weight on offsets 0 and 1 is 1 - e^(-2m).")
     if same(right.flip(0)):
         return _verdict(False, "The right numbers in reverse order: head 1 has the steepest slope.")
+    n_keys = torch.arange(2, 100_001, dtype=torch.float64)[:, None]
+    finite = right / (1 - torch.exp(-n_keys * slopes))         # (n, heads)
+    hit = torch.isclose(finite, got, rtol=1e-3, atol=1e-6).all(dim=1)
+    if bool(hit.any()):
+        n = int(n_keys[hit.nonzero()[0, 0], 0])
+        return _verdict(False, f"That is the exact weight with {n} keys, (1 - e^(-2m)) / (1 - e^(-n m)). The "
+                        "exercise asks for the limit of a long past (n much larger than 1/m): 1 - e^(-2m).")
     return _verdict(False, "Compute the slopes with alibi_slopes, then 1 - e^(-2m) for each.")
 
 
@@ -659,7 +670,8 @@ def check_first_untrained_row(answer: Any, train_len: int, max_len: int) -> bool
                         f"{train_len - 1}.")
     if row == train_len + 1:
         return _verdict(False, "Positions are counted from 0: the first untrained row comes one earlier.")
-    return _verdict(False, f"Which positions does an input of {train_len} tokens use? Count from 0.")
+    return _verdict(False, f"Which positions does an input of {train_len} tokens use? Then which row comes after "
+                    "the last of them?")
 
 
 def check_rope_stretch(answer: Any, model: Any, batch: Any, train_len: int, *, scale: float = 4.0) -> bool:
@@ -762,17 +774,20 @@ def check_yarn_pairs(answer: Any, d_model: int, *, original_max_len: int, alpha:
 
 
 def check_dynamic_ntk(answer: Any, d_model: int, *, original_max_len: int, seq_len: int,
-                      base: float = 10000.0) -> bool:
-    """Chapter 9: for dynamic NTK in the book's form (``s = max(1, n / L)``,
-    ``book.scaling.dynamic_ntk_frequencies``), ``answer = (first, divisor)``:
-    the first input length ``n`` at which the slowest pair's frequency
-    changes, and the factor by which it is divided at ``seq_len``.
-    Recognises ``L`` itself as the first length, and the factor by which the
-    base is multiplied (``s^(d/(d-2))``) given as the divisor.
+                      base: float = 10000.0, form: str = "paper", factor: float | None = None) -> bool:
+    """Chapter 9: for dynamic NTK (``book.scaling.dynamic_ntk_frequencies``
+    with the same ``form`` and ``factor``: the book's ``s = max(1, n / L)``,
+    or transformers' ``s = 1 + factor (n / L - 1)`` for ``n > L``),
+    ``answer = (first, divisor)``: the first input length ``n`` at which the
+    slowest pair's frequency changes, and the factor by which it is divided
+    at ``seq_len``. Recognises ``L`` itself as the first length, the factor by
+    which the base is multiplied (``s^(d/(d-2))``) given as the divisor, and,
+    for transformers' form, the book's divisor ``n / L`` instead.
 
     Raises:
-        TypeError / ValueError: for lengths that are not integers >= 1, or
-            ``seq_len <= original_max_len`` (then nothing is divided).
+        TypeError / ValueError: for lengths that are not integers >= 1,
+            ``seq_len <= original_max_len`` (then nothing is divided), or a
+            ``form``/``factor`` that ``dynamic_ntk_frequencies`` rejects.
     """
     from .scaling import dynamic_ntk_frequencies
 
@@ -780,26 +795,30 @@ def check_dynamic_ntk(answer: Any, d_model: int, *, original_max_len: int, seq_l
     seq_len = check_positive_int("seq_len", seq_len)
     if seq_len <= original_max_len:
         raise ValueError(f"seq_len must be larger than original_max_len, got {seq_len} <= {original_max_len}")
+    old = frequencies(d_model, base=base)
+    right_first = original_max_len + 1       # s > 1 from n = L + 1 on
+    right_div = float(old[-1] / dynamic_ntk_frequencies(d_model, seq_len, original_max_len=original_max_len,
+                                                        base=base, form=form, factor=factor)[-1])
     try:
         first, divisor = (float(v) for v in answer)
     except (TypeError, ValueError):
         return _verdict(False, "Give two numbers: (first length that changes, divisor at seq_len).")
-    old = frequencies(d_model, base=base)
-    right_first = original_max_len + 1       # s = n / L > 1 from n = L + 1 on
-    right_div = float(old[-1] / dynamic_ntk_frequencies(d_model, seq_len, original_max_len=original_max_len,
-                                                        base=base)[-1])
     ok_first, ok_div = first == right_first, _close(divisor, right_div)
     if ok_first and ok_div:
-        return _verdict(True, f"Up to {original_max_len} tokens s = 1; from {right_first} on s = n / L > 1. At "
+        rule = "n / L" if form == "paper" else "1 + factor (n / L - 1)"
+        return _verdict(True, f"Up to {original_max_len} tokens s = 1; from {right_first} on s = {rule} > 1. At "
                         f"{seq_len} tokens the slowest pair is divided by s = {right_div:g}, like PI.")
     if first == original_max_len:
-        return _verdict(False, f"At n = L = {original_max_len}, s = max(1, n / L) is still exactly 1.")
-    s = seq_len / original_max_len
+        return _verdict(False, f"At n = L = {original_max_len}, s is still exactly 1.")
+    s = right_div
+    if form == "transformers" and not ok_div and _close(divisor, seq_len / original_max_len):
+        return _verdict(False, "That is the book's (and the paper's) s = n / L. transformers' form scales "
+                        "harder: s = 1 + factor (n / L - 1).")
     if not ok_div and _close(divisor, s ** (d_model / (d_model - 2))):
         return _verdict(False, "That is the factor on the base. The slowest pair, theta = base^(-(d-2)/d), "
                         "is divided by (s^(d/(d-2)))^((d-2)/d) = s.")
     if not ok_first:
-        return _verdict(False, "Find the smallest n with max(1, n / L) > 1.")
+        return _verdict(False, "Find the smallest n at which s becomes larger than 1.")
     return _verdict(False, f"Compare the slowest pair's frequency at {seq_len} tokens with RoPE's.")
 
 

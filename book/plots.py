@@ -1333,6 +1333,8 @@ def wavelength_panel(
     """
     from .scaling import turned_pairs
 
+    if scale is not None and (not _is_number(scale) or scale < 1):
+        raise ValueError(f"scale must be a number >= 1, got {scale!r}")
     first = turned_pairs(d_model, original_max_len=original_max_len, base=base)
     waves = 2 * math.pi / frequencies(d_model, base=base)
     if first < d_model // 2:
@@ -1340,8 +1342,6 @@ def wavelength_panel(
     ax.semilogy(waves.numpy(), "o", ms=2.5, color=OKABE_ITO[0], label=r"wavelength $2\pi/\theta_i$")
     ax.axhline(original_max_len, color="k", ls="--", lw=1, label=f"training length L = {original_max_len:,}")
     if scale is not None:
-        if not _is_number(scale) or scale < 1:
-            raise ValueError(f"scale must be a number >= 1, got {scale!r}")
         ax.axhline(scale * original_max_len, color="0.4", ls=":", lw=1.2,
                    label=f"stretched length sL = {scale * original_max_len:,.0f}")
     unturned = d_model // 2 - first

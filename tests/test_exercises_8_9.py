@@ -27,6 +27,8 @@ SLOPES = encodings.alibi_slopes(2).double()
     (SLOPES.tolist(), False, "slopes m themselves"),
     ((1 - torch.exp(-2 * SLOPES)).flip(0).tolist(), False, "reverse order"),
     ([0.5, 0.5], False, "alibi_slopes"),
+    (((1 - torch.exp(-2 * SLOPES)) / (1 - torch.exp(-32 * SLOPES))).tolist(), False, "exact weight with 32 keys"),
+    (((1 - torch.exp(-2 * SLOPES)) / (1 - torch.exp(-128 * SLOPES))).tolist(), False, "limit of a long past"),
     ([0.1], False, "one weight per head"),
     ("0.1", False, "one per head"),
 ])
@@ -37,7 +39,7 @@ def test_alibi_neutral_weight_check(capsys, answer, ok, hint):
 
 @pytest.mark.parametrize("answer, ok, hint", [
     (32, True, "Correct!"), (31, False, "last one training reads"), (33, False, "counted from 0"),
-    (0, False, "Count from 0"), (32.5, False, "whole row"),
+    (0, False, "after the last"), (32.5, False, "whole row"),
 ])
 def test_first_untrained_row_check(capsys, answer, ok, hint):
     got, out = _verdict(capsys, lambda: exercises.check_first_untrained_row(answer, train_len=32, max_len=128))
@@ -141,6 +143,20 @@ def test_dynamic_ntk_check(capsys, answer, ok, hint):
     assert got is ok and hint in out
     with pytest.raises(ValueError, match="seq_len must be larger"):
         exercises.check_dynamic_ntk((1, 1.0), 128, original_max_len=4096, seq_len=4096)
+
+
+@pytest.mark.parametrize("answer, ok, hint", [
+    ((4097, 7.0), True, "Correct!"),                # s = 1 + 2 (16384 / 4096 - 1)
+    ((4097, 4.0), False, "scales harder"),
+    ((4097, 7.0 ** (128 / 126)), False, "factor on the base"),
+    ((4096, 7.0), False, "still exactly 1"),
+])
+def test_dynamic_ntk_check_transformers_form(capsys, answer, ok, hint):
+    got, out = _verdict(capsys, lambda: exercises.check_dynamic_ntk(
+        answer, 128, original_max_len=4096, seq_len=16384, form="transformers", factor=2.0))
+    assert got is ok and hint in out
+    with pytest.raises(ValueError, match="factor is required"):
+        exercises.check_dynamic_ntk((4097, 7.0), 128, original_max_len=4096, seq_len=16384, form="transformers")
 
 
 @pytest.mark.parametrize("answer, ok, hint", [

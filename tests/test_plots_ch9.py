@@ -65,6 +65,10 @@ def test_wavelength_panel_draws_the_wavelengths_and_L():
     assert shade.get_x() == pytest.approx(1.5)            # from pair 2 to the last pair
     with pytest.raises(ValueError, match="scale must be a number >= 1"):
         plots.wavelength_panel(ax, 16, original_max_len=32, scale=0.5)
+    _, empty = plt.subplots()
+    with pytest.raises(ValueError, match="scale must be a number >= 1"):
+        plots.wavelength_panel(empty, 16, original_max_len=32, scale=0.5)
+    assert not empty.get_lines() and not empty.patches     # checked before drawing
     plt.close("all")
 
 
