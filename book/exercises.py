@@ -80,6 +80,20 @@ def _number(answer: Any) -> float | None:
     return float(answer)
 
 
+def _per_head(answer: Any, n_heads: int, what: str) -> torch.Tensor | None:
+    """``answer`` as a float64 vector of one number per head, or ``None``
+    after printing why it is not one (``what``: "slopes", "weights")."""
+    try:
+        got = torch.as_tensor(answer, dtype=torch.float64).flatten()
+    except (TypeError, ValueError, RuntimeError):
+        _verdict(False, f"Give the {what} as a list or tensor of numbers, one per head.")
+        return None
+    if got.numel() != n_heads:
+        _verdict(False, f"Give one {what[:-1]} per head: {n_heads} numbers, got {got.numel()}.")
+        return None
+    return got
+
+
 def _close(a: float, b: float, rel: float = 1e-3) -> bool:
     return math.isclose(a, b, rel_tol=rel)
 
@@ -268,13 +282,10 @@ def check_alibi_slopes(answer: Any, n_heads: int) -> bool:
         TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
     """
     n_heads = check_positive_int("n_heads", n_heads)
-    try:
-        got = torch.as_tensor(answer, dtype=torch.float64).flatten()
-    except (TypeError, ValueError, RuntimeError):
-        return _verdict(False, "Give the slopes as a list or tensor of numbers, one per head.")
+    got = _per_head(answer, n_heads, "slopes")
+    if got is None:
+        return False
     right = alibi_slopes(n_heads).to(torch.float64)
-    if got.shape != right.shape:
-        return _verdict(False, f"Give one slope per head: {n_heads} numbers, got {got.numel()}.")
 
     def same(a: torch.Tensor, b: torch.Tensor) -> bool:
         return bool(torch.allclose(a, b, rtol=1e-5, atol=0))
@@ -610,12 +621,9 @@ def check_alibi_neutral_weight(answer: Any, n_heads: int) -> bool:
         TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
     """
     n_heads = check_positive_int("n_heads", n_heads)
-    try:
-        got = torch.as_tensor(answer, dtype=torch.float64).flatten()
-    except (TypeError, ValueError, RuntimeError):
-        return _verdict(False, "Give the weights as a list or tensor of numbers, one per head.")
-    if got.numel() != n_heads:
-        return _verdict(False, f"Give one weight per head: {n_heads} numbers, got {got.numel()}.")
+    got = _per_head(answer, n_heads, "weights")
+    if got is None:
+        return False
     slopes = alibi_slopes(n_heads).to(torch.float64)
     right = 1 - torch.exp(-2 * slopes)
 
