@@ -263,26 +263,49 @@ def rotation_circles(
     for every ``pos``. If an arc is longer than one turn, a circle would draw
     it over itself, so the pairs are drawn by ``rotation_spirals`` instead.
     """
+    w = frequencies(d_model, base=base)
+    spiral = any(abs(k * float(w[i])) > 2 * np.pi for i in _pair_list(axes, pairs, d_model))
+    _draw_pair_paths(axes, d_model, pos=pos, k=k, pairs=pairs, base=base, spiral=spiral)
+
+
+def _pair_list(axes: Sequence[plt.Axes], pairs: Sequence[int], d_model: int) -> list[int]:
     if len(axes) != len(pairs):
         raise ValueError(f"axes and pairs must have the same length, got {len(axes)} and {len(pairs)}")
-    pairs = [check_pair_index("pairs[]", i, d_model) for i in pairs]
+    return [check_pair_index("pairs[]", i, d_model) for i in pairs]
+
+
+def _draw_pair_paths(axes: Sequence[plt.Axes], d_model: int, *, pos: int, k: float, pairs: Sequence[int],
+                     base: float, spiral: bool) -> list[float]:
+    """Chapter 3's circles: ``PE(pos)`` (dot), ``PE(pos + k)`` (square) and the
+    path between them on each pair's unit circle, drawn as an arc or, with
+    ``spiral``, as a spiral whose radius shrinks by 0.12 per turn. Returns
+    the turns of each pair."""
+    pairs = _pair_list(axes, pairs, d_model)
     w = frequencies(d_model, base=base)
-    if any(abs(k * float(w[i])) > 2 * np.pi for i in pairs):
-        rotation_spirals(axes, d_model, pos=pos, k=k, pairs=pairs, base=base)
-        return
     circle = np.linspace(0, 2 * np.pi, 200)
+    turns = []
     for ax, i in zip(axes, pairs):
         a0, a1 = pos * float(w[i]), (pos + k) * float(w[i])
-        arc = np.linspace(a0, a1, 60)
+        n_turns = abs(a1 - a0) / (2 * np.pi)
+        turns.append(n_turns)
+        if spiral:
+            arc = np.linspace(a0, a1, max(60, int(40 * abs(a1 - a0))))
+            radius = 1 - 0.12 * np.abs(arc - a0) / (2 * np.pi)
+            style = {"lw": 1.5, "alpha": 0.7}
+            title = f"pair {i}: {abs(a1 - a0):.3g} rad\n= {n_turns:.2g} turns"
+        else:
+            arc, radius = np.linspace(a0, a1, 60), np.ones(60)
+            style = {"lw": 2, "alpha": 0.6}
+            title = f"pair {i}: turns {k * float(w[i]):.3g} rad"
         ax.plot(np.sin(circle), np.cos(circle), color="0.8", lw=1)
-        ax.plot(np.sin(arc), np.cos(arc), color=OKABE_ITO[1], lw=2, alpha=0.6)
+        ax.plot(radius * np.sin(arc), radius * np.cos(arc), color=OKABE_ITO[1], **style)
         ax.plot([np.sin(a0)], [np.cos(a0)], "o", color=OKABE_ITO[0], label="PE(p)")
-        ax.plot([np.sin(a1)], [np.cos(a1)], "s", color=OKABE_ITO[1], label="PE(p + k)")
+        ax.plot([radius[-1] * np.sin(a1)], [radius[-1] * np.cos(a1)], "s", color=OKABE_ITO[1], label="PE(p + k)")
         ax.set(xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal",
-               xlabel=f"sin (dim {2 * i})", ylabel=f"cos (dim {2 * i + 1})",
-               title=f"pair {i}: turns {k * float(w[i]):.3g} rad")
+               xlabel=f"sin (dim {2 * i})", ylabel=f"cos (dim {2 * i + 1})", title=title)
         ax.set_xticks([-1, 0, 1])
         ax.set_yticks([-1, 0, 1])
+    return turns
 
 
 def rotation_animation(
@@ -1201,28 +1224,7 @@ def rotation_spirals(
         ValueError: if ``axes`` and ``pairs`` differ in length or a pair index
             is out of range.
     """
-    if len(axes) != len(pairs):
-        raise ValueError(f"axes and pairs must have the same length, got {len(axes)} and {len(pairs)}")
-    pairs = [check_pair_index("pairs[]", i, d_model) for i in pairs]
-    w = frequencies(d_model, base=base)
-    circle = np.linspace(0, 2 * np.pi, 200)
-    turns = []
-    for ax, i in zip(axes, pairs):
-        a0, a1 = pos * float(w[i]), (pos + k) * float(w[i])
-        arc = np.linspace(a0, a1, max(60, int(40 * abs(a1 - a0))))
-        radius = 1 - 0.12 * np.abs(arc - a0) / (2 * np.pi)
-        ax.plot(np.sin(circle), np.cos(circle), color="0.8", lw=1)
-        ax.plot(radius * np.sin(arc), radius * np.cos(arc), color=OKABE_ITO[1], lw=1.5, alpha=0.7)
-        ax.plot([np.sin(a0)], [np.cos(a0)], "o", color=OKABE_ITO[0], label="PE(p)")
-        ax.plot([radius[-1] * np.sin(a1)], [radius[-1] * np.cos(a1)], "s", color=OKABE_ITO[1], label="PE(p + k)")
-        n_turns = abs(a1 - a0) / (2 * np.pi)
-        turns.append(n_turns)
-        ax.set(xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal",
-               xlabel=f"sin (dim {2 * i})", ylabel=f"cos (dim {2 * i + 1})",
-               title=f"pair {i}: {abs(a1 - a0):.3g} rad\n= {n_turns:.2g} turns")
-        ax.set_xticks([-1, 0, 1])
-        ax.set_yticks([-1, 0, 1])
-    return turns
+    return _draw_pair_paths(axes, d_model, pos=pos, k=k, pairs=pairs, base=base, spiral=True)
 
 
 def decay_with_closed_form(
