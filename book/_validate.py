@@ -31,10 +31,15 @@ __all__ = [
 
 def check_positive_int(name: str, value: Any) -> int:
     """Return ``value`` as an ``int`` if it is an integer >= 1, else raise."""
+    return _int_at_least(name, value, 1, "a positive integer (>= 1)")
+
+
+def _int_at_least(name: str, value: Any, minimum: int, rule: str) -> int:
+    """``TypeError`` for a non-integer (``bool`` included), ``ValueError`` below ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive integer (>= 1), got {value}")
+    if value < minimum:
+        raise ValueError(f"{name} must be {rule}, got {value}")
     return int(value)
 
 
@@ -44,11 +49,7 @@ def check_nonneg_int(name: str, value: Any) -> int:
     Raises ``TypeError`` for a non-integer (``bool`` included) and
     ``ValueError`` for a negative integer.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be a non-negative integer (>= 0), got {value}")
-    return int(value)
+    return _int_at_least(name, value, 0, "a non-negative integer (>= 0)")
 
 
 def check_positive_real(name: str, value: Any) -> float:
