@@ -16,11 +16,18 @@ mod 10; trained at ``--train-len`` tokens, scored at every position of
 sequences the training never saw) and ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
 trained with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
 
+Each model trains until it has learned the rule, judged by its training
+loss: it stops after the first step at which the mean loss of its last 30
+steps (``--stop-window``) is below 0.05 (``--stop-loss``), and after 1000
+steps (``--steps``) at the latest. Every scheme is then compared at the same
+training loss rather than after the same number of steps (``--stop-loss
+none`` trains every model for all ``--steps``).
+
 Jobs run in ``--workers`` processes with one CPU thread each, so a result
 depends only on its scheme, seed and settings, not on the number of workers.
 A job trains every seed of one scheme together, as one batched ensemble
 (``book.ensemble``: the same computation as training each seed alone, up to
-float rounding; on a quiet CPU it is not faster, see that module); the copy
+float rounding; a seed that has converged leaves the ensemble); the copy
 task, whose length changes from batch to batch, trains its seeds one after
 another. Results are written as JSON (no pickle).
 """
@@ -45,7 +52,7 @@ import torch
 from . import __version__
 from ._validate import check_nonneg_int, check_positive_int, check_positive_real
 from .ensemble import train_together
-from .models import SCHEMES, TinyTransformer, accuracy_by_position, train
+from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, train
 from .tasks import Batch, copy_task, fibonacci_mod, local_sum, vocab_size
 
 __all__ = [
@@ -76,6 +83,12 @@ class Config:
     ``train_len`` / ``test_len`` are tokens for ``fibonacci`` and
     ``local_sum``, and the number ``n`` of copied symbols for ``copy``.
     ``offsets`` are ``local_sum``'s (ignored by the other tasks).
+
+    ``steps`` is a cap when ``stop_loss`` is set: each model stops after the
+    first step at which its mean training loss over the last ``stop_window``
+    steps is below ``stop_loss`` (``book.models.converged``), so that every
+    scheme is compared at the same training loss, not after the same number
+    of steps. ``stop_loss=None`` trains every model for all ``steps``.
     """
 
     task: str = "local_sum"
@@ -91,6 +104,8 @@ class Config:
     lr: float = 1e-2
     eval_seqs: int = 256
     offsets: tuple[int, ...] = (0, 1)
+    stop_loss: float | None = 0.05
+    stop_window: int = STOP_WINDOW
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -102,15 +117,32 @@ class Config:
             raise ValueError("seeds must hold at least one seed")
         # NumPy integers and floats are accepted and stored as Python ones (the config goes to JSON)
         object.__setattr__(self, "seeds", tuple(check_nonneg_int(f"seeds[{i}]", s) for i, s in enumerate(self.seeds)))
-        for name in ("steps", "train_len", "test_len", "batch", "d_model", "n_heads", "n_layers", "eval_seqs"):
+        for name in ("steps", "train_len", "test_len", "batch", "d_model", "n_heads", "n_layers", "eval_seqs",
+                     "stop_window"):
             object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
         if self.test_len < self.train_len:
             raise ValueError(f"test_len must be at least train_len ({self.train_len}), got {self.test_len}")
         if self.task == "fibonacci" and self.train_len < 2:
             raise ValueError("train_len must be at least 2 for the fibonacci task")
         object.__setattr__(self, "lr", check_positive_real("lr", self.lr))
+        if self.stop_loss is not None:
+            object.__setattr__(self, "stop_loss", check_positive_real("stop_loss", self.stop_loss))
         if self.task == "local_sum":  # the task checks its offsets; fail here, not in a worker
             local_sum(1, self.train_len, offsets=self.offsets)
+
+    @classmethod
+    def from_results(cls, results: dict[str, Any]) -> "Config":
+        """The config a results dict (``run``'s, or its JSON) was made with.
+
+        Lists become tuples. Files written before early stopping existed have
+        no ``stop_loss``: their models trained for all ``steps``, so it reads
+        as ``None``.
+        """
+        if not isinstance(results, dict) or not isinstance(results.get("config"), dict):
+            raise TypeError("results must be the dict that experiments.run returns, with a 'config' dict")
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in results["config"].items()}
+        fields.setdefault("stop_loss", None)
+        return cls(**fields)
 
     @property
     def vocab_size(self) -> int:
@@ -139,12 +171,14 @@ def train_model(config: Config, scheme: str, seed: int) -> tuple[TinyTransformer
     The model is ``TinyTransformer(position=scheme, seed=seed)`` with the
     config's sizes and ``max_len = config.max_len``; it is trained with
     ``book.models.train`` on batches of ``config.train_len`` drawn from a
-    generator seeded with ``seed``. Returns the model and its losses.
+    generator seeded with ``seed``, stopping early by the config's
+    ``stop_loss`` rule. Returns the model and its losses (one per step taken).
     """
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
     model = _new_model(config, scheme, seed)
-    losses = train(model, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr, seed=seed)
+    losses = train(model, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr, seed=seed,
+                   stop_loss=config.stop_loss, stop_window=config.stop_window)
     return model, losses
 
 
@@ -203,7 +237,7 @@ def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tupl
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
     members = [_new_model(config, scheme, seed) for seed in seeds]
     losses = train_together(members, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr,
-                            seeds=seeds)
+                            seeds=seeds, stop_loss=config.stop_loss, stop_window=config.stop_window)
     return list(zip(members, losses))
 
 
@@ -230,6 +264,7 @@ def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, An
             "scheme": scheme,
             "seed": seed,
             "curve": evaluate(model, config, seed),
+            "steps": len(losses),
             "final_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
             "loss_curve": _loss_curve(losses),
             "train_seconds": round(share, 2),
@@ -377,12 +412,14 @@ def summary_table(results: dict[str, Any]) -> str:
     unit = "copy lengths n" if config["task"] == "copy" else "positions"
     lines = [
         f"{config['task']}: trained at {config['train_len']}, tested up to {config['test_len']} ({unit})",
-        f"{'scheme':<11} {'up to train length':>20} {'past train length':>20} {'train s':>8}",
+        f"{'scheme':<11} {'up to train length':>20} {'past train length':>20} {'steps':>11} {'train s':>8}",
     ]
     within, past = within_and_past(results)
     for scheme, per_seed in results["runs"].items():
         secs = sum(r["train_seconds"] for r in per_seed.values())
-        lines.append(f"{scheme:<11} {_fmt(within[scheme]):>20} {_fmt(past[scheme]):>20} {secs:>8.1f}")
+        taken = [_steps_taken(r, config) for r in per_seed.values()]
+        steps = f"{min(taken)}" if min(taken) == max(taken) else f"{min(taken)}-{max(taken)}"
+        lines.append(f"{scheme:<11} {_fmt(within[scheme]):>20} {_fmt(past[scheme]):>20} {steps:>11} {secs:>8.1f}")
     return "\n".join(lines)
 
 
@@ -431,6 +468,12 @@ def _parser() -> argparse.ArgumentParser:
                         "and --train-len 8)")
     p.add_argument("--batch", type=int, default=d.batch, help="sequences per step (default: %(default)s)")
     p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate of AdamW (default: %(default)s)")
+    p.add_argument("--stop-loss", type=_loss_or_none, default=d.stop_loss,
+                   help="stop a model once its mean training loss over the last --stop-window steps is below "
+                        "this (--steps is then a cap); 'none' trains every model for all --steps "
+                        "(default: %(default)s)")
+    p.add_argument("--stop-window", type=int, default=d.stop_window,
+                   help="steps averaged by the --stop-loss rule (default: %(default)s)")
     p.add_argument("--workers", type=int, default=2,
                    help="processes, one CPU thread each; results do not depend on it (default: %(default)s)")
     p.add_argument("--output", type=Path, help="write the results as JSON to this path")
@@ -441,6 +484,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="train every seed alone instead of the seeds of a scheme together (same results up to "
                         "rounding, slower; the benchmark's baseline)")
     return p
+
+
+def _loss_or_none(text: str) -> float | None:
+    """``--stop-loss``'s value: a number, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number or 'none', got {text!r}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -454,7 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds), steps=args.steps,
                         train_len=args.train_len, test_len=args.test_len, batch=args.batch, lr=args.lr,
-                        offsets=tuple(args.offsets))
+                        offsets=tuple(args.offsets), stop_loss=args.stop_loss, stop_window=args.stop_window)
     except (TypeError, ValueError) as err:
         _parser().error(str(err))
     start_method = "fork" if sys.platform == "linux" else "spawn"
@@ -474,15 +527,21 @@ def benchmark_report(results: dict[str, Any]) -> str:
     """Wall time, seconds per scheme (summed over seeds) and steps per second."""
     config, timing = results["config"], results["timing"]
     n_models = sum(len(v) for v in results["runs"].values())
-    steps = n_models * config["steps"]
+    steps = sum(_steps_taken(r, config) for per_seed in results["runs"].values() for r in per_seed.values())
     lines = [f"benchmark on {timing['machine']}, {timing['workers']} worker process(es):",
              f"  wall time {timing['wall_seconds']:.1f} s for {n_models} models "
              f"({steps:,} training steps, {steps / timing['wall_seconds']:.0f} steps/s overall)"]
     for scheme, per_seed in results["runs"].items():
         secs = sum(r["train_seconds"] + r["eval_seconds"] for r in per_seed.values())
-        per = len(per_seed) * config["steps"] / sum(r["train_seconds"] for r in per_seed.values())
+        per = sum(_steps_taken(r, config) for r in per_seed.values()) / sum(r["train_seconds"]
+                                                                           for r in per_seed.values())
         lines.append(f"  {scheme:<11} {secs:6.1f} s (train + test, all seeds), {per:5.0f} steps/s per process")
     return "\n".join(lines)
+
+
+def _steps_taken(run_record: dict[str, Any], config: dict[str, Any]) -> int:
+    """Training steps of one model (files from before early stopping have no ``steps``: all were taken)."""
+    return run_record.get("steps", config["steps"])
 
 
 if __name__ == "__main__":  # pragma: no cover

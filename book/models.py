@@ -21,7 +21,7 @@ Where each scheme enters:
 from __future__ import annotations
 
 import math
-from typing import Callable, Literal, Sequence, get_args
+from typing import Any, Callable, Literal, Sequence, get_args
 
 import torch
 from torch import nn
@@ -32,11 +32,13 @@ from .attention import attention, causal_mask
 from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at, t5_relative_bucket
 from .tasks import Batch
 
-__all__ = ["SCHEMES", "TinyTransformer", "train", "lr_schedule", "accuracy_by_position"]
+__all__ = ["SCHEMES", "STOP_WINDOW", "TinyTransformer", "train", "converged", "lr_schedule", "accuracy_by_position"]
 
 Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
 #: Every position scheme the model accepts (the values of ``Scheme``).
 SCHEMES: tuple[str, ...] = get_args(Scheme)
+#: Steps over which ``converged`` averages the training loss by default.
+STOP_WINDOW = 30
 #: T5's bucketing (Raffel et al., 2020; transformers' T5Config defaults).
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 
@@ -258,6 +260,8 @@ def train(
     seed: int = 0,
     progress: bool = False,
     callback: Callable[[int, nn.Module], None] | None = None,
+    stop_loss: float | None = None,
+    stop_window: int = STOP_WINDOW,
 ) -> list[float]:
     """Train ``model`` with AdamW on fresh batches; return the loss of each step.
 
@@ -268,8 +272,19 @@ def train(
     for a ``tqdm`` bar, and ``callback(step, model)`` to look at the model
     before the first step (``step = 0``) and after every step ``1 .. steps``
     (e.g. to keep snapshots of a position table).
+
+    With ``stop_loss`` set, training stops early, after the first step at
+    which the mean loss of the last ``stop_window`` steps is below
+    ``stop_loss`` (``converged``); ``steps`` is then a cap, and the
+    learning-rate schedule still spans it. The length of the returned list
+    is the number of steps taken.
+
+    Raises:
+        ValueError: for ``steps``, ``lr``, ``stop_loss`` or ``stop_window``
+            that is not positive.
     """
     steps = check_positive_int("steps", steps)
+    stop_loss, stop_window = _check_stop(stop_loss, stop_window)
     factor = lr_schedule(steps, lr)
     generator = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, fused=True)
@@ -294,8 +309,30 @@ def train(
         losses.append(loss.item())
         if callback is not None:
             callback(step + 1, model)
+        if converged(losses, stop_loss, stop_window):
+            break
     model.eval()
     return losses
+
+
+
+def converged(losses: Sequence[float], stop_loss: float | None, window: int = STOP_WINDOW) -> bool:
+    """The early-stopping rule of ``train``: True once at least ``window``
+    losses are in and the mean of the last ``window`` is below ``stop_loss``
+    (never True when ``stop_loss`` is None).
+
+    The mean over a window, not the last loss, so that one lucky batch does
+    not stop training.
+    """
+    if stop_loss is None or len(losses) < window:
+        return False
+    return sum(losses[-window:]) / window < stop_loss
+
+
+def _check_stop(stop_loss: Any, stop_window: Any) -> tuple[float | None, int]:
+    """Validated ``(stop_loss, stop_window)`` for the trainers."""
+    window = check_positive_int("stop_window", stop_window)
+    return (None if stop_loss is None else check_positive_real("stop_loss", stop_loss)), window
 
 
 def lr_schedule(steps: int, lr: float) -> Callable[[int], float]:

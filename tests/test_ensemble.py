@@ -51,6 +51,42 @@ def test_training_together_equals_training_apart(scheme):
     assert not torch.allclose(together[0].head.weight, together[1].head.weight)
 
 
+@pytest.mark.parametrize("scheme", models.SCHEMES)
+def test_early_stopping_together_equals_apart(scheme):
+    """Each member stops by its own losses and leaves the ensemble; the rest go
+    on with their AdamW state, exactly as if each had trained alone."""
+    torch.set_num_threads(1)
+    make = lambda g: tasks.local_sum(8, 12, offsets=(0,), generator=g)  # noqa: E731  (quick to learn)
+    kw = {"steps": 60, "lr": 1e-2, "stop_loss": 0.5, "stop_window": 5}
+    apart, together = members(scheme), members(scheme)
+    losses_apart = [models.train(m, make, seed=s, **kw) for s, m in zip((0, 1, 2), apart)]
+    losses_together = ensemble.train_together(together, make, seeds=(0, 1, 2), **kw)
+    lengths = [len(x) for x in losses_apart]
+    assert [len(x) for x in losses_together] == lengths
+    assert len(set(lengths)) > 1 and max(lengths) < kw["steps"]  # stopped early, at different steps
+    for la, lt in zip(losses_apart, losses_together):
+        torch.testing.assert_close(torch.tensor(lt), torch.tensor(la), atol=1e-5, rtol=1e-5)
+        assert models.converged(la, 0.5, 5) and not models.converged(la[:-1], 0.5, 5)
+    probe = tasks.local_sum(4, 20, generator=torch.Generator().manual_seed(99)).inputs
+    for a, b in zip(apart, together):
+        torch.testing.assert_close(b(probe), a(probe), atol=1e-4, rtol=1e-4)
+        assert not b.training
+
+
+def test_converged_rule():
+    assert not models.converged([0.0] * 29, 0.1)  # fewer losses than the window
+    assert models.converged([1.0] + [0.0] * 30, 0.1)
+    assert not models.converged([3.1] + [0.0] * 29, 0.1)  # mean 0.103 over the last 30
+    assert not models.converged([0.0] * 50, None)
+    with pytest.raises(ValueError, match="stop_loss"):
+        models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=1, stop_loss=0)
+    with pytest.raises(ValueError, match="stop_window"):
+        ensemble.train_together(members("none"), lambda g: tasks.local_sum(2, 4, generator=g), steps=1,
+                                seeds=(0, 1, 2), stop_loss=0.1, stop_window=0)
+    with pytest.raises(TypeError, match="stop_loss"):
+        models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=1, stop_loss="low")
+
+
 def test_bad_members_and_arguments():
     with pytest.raises(ValueError, match="at least one"):
         ensemble.Ensemble([])

@@ -4,6 +4,7 @@ conclusions."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -149,7 +150,7 @@ def test_cli_help_and_output(tmp_path):
 
 
 #: The settings of the older committed runs (fibonacci.json, copy.json), kept as they were made.
-OLD = dict(schemes=("none", "sinusoidal", "learned", "rope", "alibi"), seeds=(0, 1, 2), lr=5e-3)
+OLD = dict(schemes=("none", "sinusoidal", "learned", "rope", "alibi"), seeds=(0, 1, 2), lr=5e-3, stop_loss=None)
 COMMITTED_CONFIGS = {
     "local_sum": ex.Config(),
     "fibonacci": ex.Config(task="fibonacci", steps=300, **OLD),
@@ -162,7 +163,7 @@ def test_committed_results_are_complete_and_from_their_configs(name):
     """local_sum.json is the default experiment (chapter 8's evidence); the
     older fibonacci and copy runs keep the settings chapter 8 states."""
     res = json.loads((COMMITTED / f"{name}.json").read_text())
-    cfg = ex.Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in res["config"].items()})
+    cfg = ex.Config.from_results(res)
     assert cfg == COMMITTED_CONFIGS[name]
     assert set(res["runs"]) == set(cfg.schemes) and len(cfg.seeds) >= 3
     for per_seed in res["runs"].values():
@@ -170,7 +171,13 @@ def test_committed_results_are_complete_and_from_their_configs(name):
     if name == "local_sum":
         assert cfg == ex.Config() and len(cfg.seeds) >= 5 and len(cfg.schemes) == 6
         for per_seed in res["runs"].values():
-            assert all(len(r["loss_curve"]) == cfg.steps // ex.LOSS_EVERY for r in per_seed.values())
+            for r in per_seed.values():
+                assert 0 < r["steps"] <= cfg.steps
+                assert len(r["loss_curve"]) == -(-r["steps"] // ex.LOSS_EVERY)   # one point per 10 steps
+                if r["steps"] < cfg.steps:                  # stopped early: its last losses were low
+                    assert r["final_loss"] < 2 * cfg.stop_loss
+    else:
+        assert "stop_loss" not in res["config"] and cfg.stop_loss is None   # older files: every step taken
 
 
 def _robust_conclusions(results):
@@ -199,6 +206,39 @@ def test_reduced_run_reproduces_the_committed_conclusions():
     _robust_conclusions(committed)
     reduced = ex.run(ex.Config(seeds=(0,), test_len=64), workers=2, progress=False)
     _robust_conclusions(reduced)
+
+
+def test_early_stopping_by_config_and_command_line(tmp_path):
+    """stop_loss makes steps a cap: each model stops once its mean loss over
+    the last stop_window steps is below stop_loss; None takes every step."""
+    cfg = ex.Config(task="local_sum", schemes=("rope",), seeds=(0, 1), steps=60, train_len=6, test_len=8,
+                    eval_seqs=8, offsets=(0,), stop_loss=0.5, stop_window=5)
+    res = ex.run(cfg, workers=1, progress=False)
+    for seed in cfg.seeds:
+        model, losses = ex.train_model(cfg, "rope", seed)        # the single-model path stops alike
+        assert res["runs"]["rope"][str(seed)]["steps"] == len(losses) < cfg.steps
+        assert sum(losses[-5:]) / 5 < 0.5 <= sum(losses[-6:-1]) / 5
+    full = ex.run(dataclasses.replace(cfg, stop_loss=None), workers=1, progress=False)
+    assert all(r["steps"] == cfg.steps for r in full["runs"]["rope"].values())
+    assert ex.Config.from_results(res) == cfg
+    assert ex.Config.from_results({"config": {k: v for k, v in res["config"].items() if k != "stop_loss"}}) \
+        == dataclasses.replace(cfg, stop_loss=None)
+    with pytest.raises(TypeError, match="'config' dict"):
+        ex.Config.from_results({"runs": {}})
+    for bad, match in [(dict(stop_loss=0.0), "stop_loss must be a positive"),
+                       (dict(stop_loss="low"), "stop_loss must be a real number"),
+                       (dict(stop_window=0), "stop_window must be a positive integer")]:
+        with pytest.raises((TypeError, ValueError), match=match):
+            ex.Config(**bad)
+    args = ["--schemes", "rope", "--seeds", "0", "--steps", "40", "--train-len", "6", "--test-len", "8",
+            "--offsets", "0", "--quiet", "--workers", "1"]
+    out = tmp_path / "r.json"
+    assert ex.main(args + ["--stop-loss", "none", "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["runs"]["rope"]["0"]["steps"] == 40
+    assert ex.main(args + ["--stop-loss", "1.0", "--stop-window", "5", "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["runs"]["rope"]["0"]["steps"] < 40
+    with pytest.raises(SystemExit):
+        ex.main(args + ["--stop-loss", "soon"])
 
 
 def test_within_and_past_splits_each_curve_at_the_training_length():
