@@ -17,6 +17,7 @@ import io
 import itertools
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -778,6 +779,11 @@ def figure_data_uri(fig: plt.Figure, *, dpi: int = 72, colors: int = 128, close:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+#: A 1 x 1 white PNG: a live twin's frame when ``BOOK_LIVE_TWIN_IMAGES=0``.
+_PLACEHOLDER_PNG = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+"
+                    "Av4N70a4AAAAAElFTkSuQmCC")
+
+
 def _json(obj: Any, **kwargs: Any) -> str:
     """JSON that is safe inside a <script> element (no "<" to end it early)."""
     return json.dumps(obj, **kwargs).replace("<", "\\u003c")
@@ -842,6 +848,13 @@ def live_html(
     (``live-<name>``), so that the output is the same on every run; ``alt``
     describes the figure in a sentence and is the image's alt text.
 
+    With the environment variable ``BOOK_LIVE_TWIN_IMAGES=0`` every state is
+    still drawn (so a state that fails still raises), but the figures are not
+    rendered: each frame is one placeholder PNG. The test suite's nbval passes
+    under other CPU kernels set it, since nbval compares a twin's HTML with
+    its images masked (``tests/nbval_sanitize.cfg``) and rendering is most of
+    a twin's time; the main nbval pass and every stored output render them.
+
     Raises:
         ValueError: for a bad ``name`` (letters, digits, ``-``), a short
             ``alt``, an ``initial`` value not among the control's values, or
@@ -868,13 +881,18 @@ def live_html(
     unknown = set(initial) - set(names)
     if unknown:
         raise ValueError(f"initial names parameters that are not controls: {sorted(unknown)}")
+    render = os.environ.get("BOOK_LIVE_TWIN_IMAGES", "1") != "0"
     frames = {}
     for state in states:
         fig = draw(**fixed, **state)
         if not isinstance(fig, plt.Figure):
             raise TypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
         key = ",".join(str(values[n].index(state[n])) for n in names)
-        frames[key] = figure_data_uri(fig, dpi=dpi)
+        if render:
+            frames[key] = figure_data_uri(fig, dpi=dpi)
+        else:
+            plt.close(fig)
+            frames[key] = _PLACEHOLDER_PNG
 
     esc = html.escape
     uid = f"live-{name}"

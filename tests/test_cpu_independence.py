@@ -38,7 +38,10 @@ def other_capabilities() -> list[str]:
 
 
 def _env(capability: str) -> dict[str, str]:
-    return {**os.environ, "ATEN_CPU_CAPABILITY": capability}
+    # BOOK_LIVE_TWIN_IMAGES=0: live twins draw every state but skip rendering
+    # it (most of their time); nbval masks their images anyway, and the main
+    # nbval pass renders them (book.plots.live_html).
+    return {**os.environ, "ATEN_CPU_CAPABILITY": capability, "BOOK_LIVE_TWIN_IMAGES": "0"}
 
 
 @pytest.mark.parametrize("capability", other_capabilities())

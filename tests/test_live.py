@@ -12,6 +12,7 @@ import base64
 import io
 import json
 import re
+from pathlib import Path
 from urllib.parse import urlparse
 
 import matplotlib
@@ -23,6 +24,7 @@ from PIL import Image  # noqa: E402
 
 from book import plots  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 ALT = "A test figure showing its state as a title and a line."
 
 
@@ -98,6 +100,32 @@ def test_live_html_has_labelled_controls_and_one_frame_per_state():
     assert "http" not in text.replace(ALT, "")           # nothing to fetch
     assert text == plots.live_html(draw_state, CONTROLS, name="t-1", alt=ALT, labels={"size": "points"},
                                    initial={"mode": "down"}, offset=1.0)   # the same on every run
+
+
+def test_without_images_a_twin_is_the_same_html_with_its_images_masked(monkeypatch):
+    """BOOK_LIVE_TWIN_IMAGES=0 (the other-CPU nbval passes) draws every state
+    but renders none: what nbval compares, the HTML with the images masked by
+    tests/nbval_sanitize.cfg, is unchanged, and a failing state still raises."""
+    cfg = (ROOT / "tests" / "nbval_sanitize.cfg").read_text()
+    pattern = re.search(r"\[live-twin images\].*?regex: (\S+)\nreplace: (\S+)", cfg, re.S)
+    mask = lambda text: re.sub(pattern.group(1), pattern.group(2), text)  # noqa: E731
+    kw = dict(name="t-2", alt=ALT, initial={"mode": "down"})
+    rendered = plots.live_html(draw_state, CONTROLS, **kw)
+    drawn = []
+    monkeypatch.setenv("BOOK_LIVE_TWIN_IMAGES", "0")
+    fast = plots.live_html(lambda **st: drawn.append(st) or draw_state(**st), CONTROLS, **kw)
+    assert mask(fast) == mask(rendered) and fast != rendered
+    assert len(drawn) == 12 and len(set(frames(fast).values())) == 1     # every state drawn, none rendered
+    assert Image.open(io.BytesIO(base64.b64decode(frames(fast)["0,0,0"].split(",")[1]))).size == (1, 1)
+    assert plt.get_fignums() == []                                        # and closed
+
+    def fails_at_nine(**st):
+        if st["size"] == 9:
+            raise RuntimeError("state 9 fails")
+        return draw_state(**st)
+
+    with pytest.raises(RuntimeError, match="state 9 fails"):
+        plots.live_html(fails_at_nine, CONTROLS, **kw)
 
 
 def test_live_html_escapes_labels_inside_scripts():
