@@ -12,6 +12,7 @@ the function's entry.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import json
@@ -126,14 +127,29 @@ def test_every_public_module_has_a_reference_page_in_the_toc():
         assert "autofunction" not in text and "autoclass" not in text, "the page lists members by hand"
 
 
+def imported_book_modules(code: str) -> set[str]:
+    """The ``book`` modules that ``code`` imports, read with ``ast`` (so
+    parenthesised, multi-line and aliased imports count). IPython lines
+    (``%pip``, ``!cmd``) become ``pass`` first."""
+    code = "\n".join(line[:len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!"))
+                      else line for line in code.splitlines())
+    found = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and node.module == "book":
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("book."):
+            found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("book.")}
+    return found
+
+
 def chapters_using(module: str) -> set[str]:
     """Chapters (``notebooks/...``, ``guide/...``) whose code cells import ``book.<module>``."""
-    pattern = re.compile(rf"from book import [^\n]*\b{module}\b|from book\.{module} import|import book\.{module}\b")
     users = set()
     for path in CHAPTERS:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-        if pattern.search(code):
+        if any(module in imported_book_modules("".join(c["source"])) for c in cells if c["cell_type"] == "code"):
             users.add(str(path.relative_to(ROOT).with_suffix("")))
     return users
 
@@ -174,6 +190,8 @@ def test_chapter_usage_detection():
     assert len(chapters_using("plots")) >= 10
     assert chapters_using("demos") == {"notebooks/01_order_blind"}
     assert chapters_using("ensemble") == set()
+    code = "%pip install x\nfrom book import (\n    encodings,\n    plots as p,\n)\nimport book.tasks\nfrom book.models import train\n"
+    assert imported_book_modules(code) == {"encodings", "plots", "tasks", "models"}
 
 
 # -- the vendored inventories ------------------------------------------------------------------
