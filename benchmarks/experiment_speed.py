@@ -1,10 +1,11 @@
 """Wall time of chapter 8's experiment against a baseline, side by side.
 
 The baseline is the experiment as the book ran it before seeds were trained
-together: the fibonacci task, 5 schemes x 3 seeds, 300 steps, every model
-trained alone (``--separate``). The candidate is whatever command line is
-given after ``--`` (default: ``python -m book.experiments``, today's default
-experiment). Each round runs the baseline and the candidate one after the
+together or stopped early: the fibonacci task, 5 schemes x 3 seeds, all 300
+steps (``--stop-loss none``), every model trained alone (``--separate``),
+the run stored in ``notebooks/results/fibonacci.json``. The candidate is
+whatever command line is given after ``--`` (default:
+``python -m book.experiments``, today's default experiment). Each round runs the baseline and the candidate one after the
 other, so that both see the same machine; the ratio printed is the median
 over rounds of the same-round ratios. Run from the repository root::
 
@@ -25,7 +26,7 @@ import subprocess
 import sys
 
 BASELINE = ["--task", "fibonacci", "--schemes", "none", "sinusoidal", "learned", "rope", "alibi",
-            "--seeds", "0", "1", "2", "--steps", "300", "--separate"]
+            "--seeds", "0", "1", "2", "--steps", "300", "--lr", "0.005", "--stop-loss", "none", "--separate"]
 
 
 def wall_time(args: list[str]) -> tuple[float, str]:

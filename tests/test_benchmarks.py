@@ -53,3 +53,23 @@ def test_rope_speed_compiled_measurement_has_what_chapter_10_reads(monkeypatch):
     assert got["generated_kernels"] == 0          # torch.compile replaced: inductor generated nothing
     stored = json.loads((ROOT / "notebooks" / "results" / "rope_compile.json").read_text())
     assert set(stored) == set(got) and set(stored["ratio_to_copy"]) == set(got["ratio_to_copy"])
+
+
+def test_experiment_speed_baseline_is_the_stored_earlier_default():
+    """The benchmark's baseline options make exactly the config of the stored
+    earlier default (fibonacci.json): every step taken, no early stopping."""
+    import importlib.util
+    import json
+
+    from book import experiments
+
+    spec = importlib.util.spec_from_file_location("experiment_speed", ROOT / "benchmarks" / "experiment_speed.py")
+    speed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(speed)
+    args = experiments._parser().parse_args([a for a in speed.BASELINE if a != "--separate"])
+    config = experiments.Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds),
+                                steps=args.steps, train_len=args.train_len, test_len=args.test_len,
+                                batch=args.batch, lr=args.lr, offsets=tuple(args.offsets),
+                                stop_loss=args.stop_loss, stop_window=args.stop_window)
+    stored = json.loads((ROOT / "notebooks" / "results" / "fibonacci.json").read_text())
+    assert config.stop_loss is None and config == experiments.Config.from_results(stored)
