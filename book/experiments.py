@@ -407,7 +407,8 @@ def _mean(curve: Sequence[float | None]) -> float:
 
 def summary_table(results: dict[str, Any]) -> str:
     """A plain-text table: per scheme, accuracy up to and past the training
-    length (mean and range over seeds) and the training time."""
+    length (mean and range over seeds), the training steps taken (range over
+    seeds) and the training time."""
     config = results["config"]
     unit = "copy lengths n" if config["task"] == "copy" else "positions"
     lines = [
