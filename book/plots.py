@@ -633,10 +633,17 @@ def range_bars(ax: plt.Axes, results: dict, *, title: str | None = None) -> dict
 
 
 def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = None,
-                title: str | None = None) -> None:
+                title: str | None = None, threshold: bool = True) -> None:
     """Chapter 8's training curves: each seed's ``loss_curve`` (the mean
     training loss per ``book.experiments.LOSS_EVERY`` steps), one colour per
     scheme, on a log axis.
+
+    Each point is drawn at the last step of its block, so a curve ends at the
+    step its model stopped (a run's ``steps``; the last block may be shorter).
+    With ``threshold`` and an early-stopping config (``stop_loss`` set), a
+    dashed grey line marks ``stop_loss``, labelled with the rule (the mean of
+    the last ``stop_window`` losses below it). Curves of different lengths
+    therefore show where each model met the rule.
 
     Raises:
         ValueError: for a scheme not in the results, or results without loss curves.
@@ -653,8 +660,16 @@ def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = 
             if "loss_curve" not in r:
                 raise ValueError("results must hold a loss_curve per run (book.experiments since local_sum)")
             y = np.asarray(r["loss_curve"])
-            ax.plot(LOSS_EVERY * np.arange(1, len(y) + 1), y, color=OKABE_ITO[n % len(OKABE_ITO)], lw=1,
+            steps = r.get("steps", LOSS_EVERY * len(y))
+            x = np.minimum(LOSS_EVERY * np.arange(1, len(y) + 1), steps)
+            ax.plot(x, y, color=OKABE_ITO[n % len(OKABE_ITO)], lw=1,
                     alpha=0.8, label=scheme if k == 0 else None)
+    config = results.get("config", {})
+    if threshold and config.get("stop_loss") is not None:
+        window = config.get("stop_window")
+        rule = f"{window}-step mean" if window else "mean"
+        ax.axhline(config["stop_loss"], color="0.4", ls="--", lw=1,
+                   label=f"stop: {rule} < {config['stop_loss']:g}")
     ax.set_yscale("log")
     ax.set(xlabel="training step", ylabel="training loss (cross-entropy)",
            title=title if title is not None else "training loss, every seed")

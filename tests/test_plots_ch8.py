@@ -57,6 +57,28 @@ def test_loss_curves_one_line_per_seed_on_a_log_axis():
     plt.close("all")
 
 
+def test_loss_curves_end_where_each_model_stopped_with_the_threshold():
+    stopped = {
+        "config": {"task": "local_sum", "train_len": 4, "stop_loss": 0.05, "stop_window": 30},
+        "runs": {"rope": {"0": {"steps": 23, "loss_curve": [2.3, 0.1, 0.04]}},        # stopped at 23
+                 "none": {"0": {"steps": 40, "loss_curve": [2.3, 1.0, 0.5, 0.2]}}},   # hit a cap of 40
+    }
+    fig, ax = plt.subplots()
+    plots.loss_curves(ax, stopped)
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines["rope"].get_xdata()) == [10, 20, 23]    # the last block ends at step 23
+    assert list(lines["none"].get_xdata()) == [10, 20, 30, 40]
+    stop = lines["stop: 30-step mean < 0.05"]
+    assert list(stop.get_ydata()) == [0.05, 0.05] and stop.get_linestyle() == "--"
+    fig, ax = plt.subplots()
+    plots.loss_curves(ax, stopped, threshold=False)
+    assert not [line for line in ax.get_lines() if line.get_label().startswith("stop")]
+    fig, ax = plt.subplots()
+    plots.loss_curves(ax, LOCAL)                               # no stop_loss: no line
+    assert len(ax.get_lines()) == 3
+    plt.close("all")
+
+
 def test_experiment_curves_local_sum_by_position_with_chance():
     fig, ax = plt.subplots()
     plots.experiment_curves(ax, LOCAL, chance=True)
