@@ -17,11 +17,15 @@ sequences the training never saw) and ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
 trained with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
 
 Each model trains until it has learned the rule, judged by its training
-loss: it stops after the first step at which the mean loss of its last 30
-steps (``--stop-window``) is below 0.05 (``--stop-loss``), and after 1000
-steps (``--steps``) at the latest. Every scheme is then compared at the same
-training loss rather than after the same number of steps (``--stop-loss
-none`` trains every model for all ``--steps``).
+loss: it is taken at the first step at which the mean loss of its last 30
+steps (``--stop-window``) is below 0.05 (``--stop-loss``), or at the
+1000-step cap (``--steps``), whichever comes first. The schemes are then
+compared at one training-loss criterion rather than after one number of
+steps; a model that reaches the cap first has not met it (``--stop-loss
+none`` trains every model for all ``--steps``). ``--steps`` also sets the
+learning-rate schedule (``models.lr_schedule``: warm-up over its first 10%,
+then a cosine to 0 at its end), so a model that stops early stops at a high
+learning rate, and changing ``--steps`` changes every run, not only the cap.
 
 Jobs run in ``--workers`` processes with one CPU thread each, so a result
 depends only on its scheme, seed and settings, not on the number of workers.
@@ -86,9 +90,12 @@ class Config:
 
     ``steps`` is a cap when ``stop_loss`` is set: each model stops after the
     first step at which its mean training loss over the last ``stop_window``
-    steps is below ``stop_loss`` (``book.models.converged``), so that every
-    scheme is compared at the same training loss, not after the same number
-    of steps. ``stop_loss=None`` trains every model for all ``steps``.
+    steps is below ``stop_loss`` (``book.models.converged``), so that the
+    schemes are compared at one training-loss criterion, not after one number
+    of steps (a model that reaches the cap first has not met it). ``steps``
+    still sets the learning-rate schedule (``models.lr_schedule``), so a model
+    that stops early stops at a high learning rate. ``stop_loss=None`` trains
+    every model for all ``steps``.
     """
 
     task: str = "local_sum"
