@@ -23,8 +23,8 @@ steps (``--stop-window``) is below 0.05 (``--stop-loss``), or at the
 compared at one training-loss criterion rather than after one number of
 steps; a model that reaches the cap first has not met it (``--stop-loss
 none`` trains every model for all ``--steps``). ``--steps`` also sets the
-learning-rate schedule (``models.lr_schedule``: warm-up over its first 10%,
-then a cosine to 0 at its end), so a model that stops early stops at a high
+learning-rate schedule (``models.lr_schedule``: a linear warm-up over its first
+10% times a cosine that falls to 0 at its end), so a model that stops early stops at a high
 learning rate, and changing ``--steps`` changes every run, not only the cap.
 
 Jobs run in ``--workers`` processes with one CPU thread each, so a result
@@ -56,7 +56,7 @@ import torch
 from . import __version__
 from ._validate import check_nonneg_int, check_positive_int, check_positive_real
 from .ensemble import train_together
-from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, train
+from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, converged, train
 from .tasks import Batch, copy_task, fibonacci_mod, local_sum, vocab_size
 
 __all__ = [
@@ -273,6 +273,10 @@ def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, An
             "curve": evaluate(model, config, seed),
             "steps": len(losses),
             "final_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
+            "window_loss": sum(losses[-config.stop_window:]) / len(losses[-config.stop_window:]),  # unrounded:
+            # the stopping rule compares it with stop_loss, and rounding could cross the threshold
+            "met_stop_rule": None if config.stop_loss is None else converged(losses, config.stop_loss,
+                                                                             config.stop_window),
             "loss_curve": _loss_curve(losses),
             "train_seconds": round(share, 2),
             "eval_seconds": round(time.perf_counter() - t, 2),

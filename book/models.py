@@ -267,8 +267,9 @@ def train(
 
     Each step draws ``make_batch(generator)`` from a generator seeded with
     ``seed`` and minimises the cross-entropy on the targets where
-    ``loss_mask`` is True. The learning rate warms up linearly over the first
-    10% of steps and then decays to 0 along a cosine. Pass ``progress=True``
+    ``loss_mask`` is True. The learning rate is ``lr`` times
+    ``lr_schedule(steps, lr)``: a linear warm-up over the first 10% of steps
+    times a cosine that falls to 0 at ``steps``. Pass ``progress=True``
     for a ``tqdm`` bar, and ``callback(step, model)`` to look at the model
     before the first step (``step = 0``) and after every step ``1 .. steps``
     (e.g. to keep snapshots of a position table).
@@ -277,7 +278,8 @@ def train(
     which the mean loss of the last ``stop_window`` steps is below
     ``stop_loss`` (``converged``); ``steps`` is then a cap, and the
     learning-rate schedule still spans it. The length of the returned list
-    is the number of steps taken.
+    is the number of steps taken. The rule needs ``stop_window`` losses, so
+    with ``stop_window > steps`` it never fires and every step is taken.
 
     Raises:
         ValueError: for ``steps``, ``lr``, ``stop_loss`` or ``stop_window``
@@ -337,7 +339,9 @@ def _check_stop(stop_loss: Any, stop_window: Any) -> tuple[float | None, int]:
 
 def lr_schedule(steps: int, lr: float) -> Callable[[int], float]:
     """The learning-rate factor of step ``s`` (for ``LambdaLR``): a linear
-    warm-up over the first 10% of ``steps``, then a cosine decay to 0.
+    warm-up over the first 10% of ``steps`` times a cosine that falls from 1
+    at step 0 to 0 at ``steps``. The two overlap, so the factor peaks at the
+    end of the warm-up below 1 (0.976 for a 10% warm-up).
 
     Raises:
         ValueError: if ``steps`` is not a positive integer or ``lr`` is not a

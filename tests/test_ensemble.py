@@ -83,6 +83,9 @@ def test_converged_rule():
     with pytest.raises(ValueError, match="stop_window"):
         ensemble.train_together(members("none"), lambda g: tasks.local_sum(2, 4, generator=g), steps=1,
                                 seeds=(0, 1, 2), stop_loss=0.1, stop_window=0)
+    losses = models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=10,
+                          stop_loss=100.0)   # any loss is below 100, but a window of 30 never fills in 10 steps
+    assert len(losses) == 10
     with pytest.raises(TypeError, match="stop_loss"):
         models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=1, stop_loss="low")
 
