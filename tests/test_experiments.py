@@ -153,6 +153,7 @@ def test_cli_help_and_output(tmp_path):
 OLD = dict(schemes=("none", "sinusoidal", "learned", "rope", "alibi"), seeds=(0, 1, 2), lr=5e-3, stop_loss=None)
 COMMITTED_CONFIGS = {
     "local_sum": ex.Config(),
+    "local_sum_full": ex.Config(stop_loss=None),   # the same models, every one trained all 1000 steps
     "fibonacci": ex.Config(task="fibonacci", steps=300, **OLD),
     "copy": ex.Config(task="copy", train_len=8, test_len=16, steps=1500, **OLD),
 }
@@ -168,6 +169,15 @@ def test_committed_results_are_complete_and_from_their_configs(name):
     assert set(res["runs"]) == set(cfg.schemes) and len(cfg.seeds) >= 3
     for per_seed in res["runs"].values():
         assert sorted(per_seed) == sorted(str(s) for s in cfg.seeds)
+    if name == "local_sum_full":
+        early = json.loads((COMMITTED / "local_sum.json").read_text())
+        for scheme, per_seed in res["runs"].items():
+            for seed, r in per_seed.items():
+                stopped = early["runs"][scheme][seed]
+                assert r["steps"] == cfg.steps and r["met_stop_rule"] is None
+                n = len(stopped["loss_curve"]) - 1              # whole 10-step blocks before the stop
+                assert stopped["loss_curve"][:n] == r["loss_curve"][:n]   # the same run, continued
+        return
     if name == "local_sum":
         assert cfg == ex.Config() and len(cfg.seeds) >= 5 and len(cfg.schemes) == 6
         for per_seed in res["runs"].values():
