@@ -642,7 +642,8 @@ def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = 
     step its model stopped (a run's ``steps``; the last block may be shorter).
     Where a run records ``met_stop_rule``, its end is marked: a dot if it met
     the stopping rule, a cross if it reached the step cap first (one legend
-    entry each, "met the rule" and "reached the cap"). With ``threshold`` and
+    entry each, "met the rule" and "reached the cap", drawn in grey; the
+    markers themselves carry that text as their ``gid``). With ``threshold`` and
     an early-stopping config (``stop_loss`` set), a dashed grey line marks
     ``stop_loss``, labelled with the rule (the mean of the last
     ``stop_window`` losses below it). The rule applies to that window's mean,
@@ -674,9 +675,11 @@ def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = 
     for met, marker, label in [(True, "o", "met the rule"), (False, "x", "reached the cap")]:
         if ends[met]:
             x, y, colours = zip(*ends[met])
-            ax.scatter(x, y, c=list(colours), marker=marker, s=18, zorder=3,
-                       edgecolors="0.2" if met else None, linewidths=0.5 if met else 1.2,
-                       label=label)
+            style = dict(marker=marker, s=18, linewidths=0.5 if met else 1.2)
+            if met:
+                style["edgecolors"] = "0.2"
+            ax.scatter(x, y, c=list(colours), zorder=3, gid=label, **style)
+            ax.scatter([], [], c="0.4", label=label, **style)   # grey legend entry
     config = results.get("config", {})
     if threshold and config.get("stop_loss") is not None:
         window = config.get("stop_window")

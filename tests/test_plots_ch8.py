@@ -89,14 +89,16 @@ def test_loss_curves_mark_each_end_met_or_capped():
     }
     fig, ax = plt.subplots()
     plots.loss_curves(ax, stopped)
-    marks = {c.get_label(): c for c in ax.collections}
+    marks = {c.get_gid(): c for c in ax.collections if c.get_gid()}
     assert set(marks) == {"met the rule", "reached the cap"}
+    legend = [c.get_label() for c in ax.collections if not c.get_gid()]   # grey, empty entries
+    assert legend == ["met the rule", "reached the cap"]
     assert marks["met the rule"].get_offsets().tolist() == [[23, 0.06], [18, 0.03]]   # each curve's end
     assert marks["reached the cap"].get_offsets().tolist() == [[40, 0.2]]
     assert ax.get_ylabel() == "training loss, 10-step means"
     fig, ax = plt.subplots()
     plots.loss_curves(ax, stopped, schemes=["rope"])            # no capped run: no cross entry
-    assert [c.get_label() for c in ax.collections] == ["met the rule"]
+    assert [c.get_gid() for c in ax.collections if c.get_gid()] == ["met the rule"]
     plt.close("all")
 
 
