@@ -640,10 +640,15 @@ def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = 
 
     Each point is drawn at the last step of its block, so a curve ends at the
     step its model stopped (a run's ``steps``; the last block may be shorter).
-    With ``threshold`` and an early-stopping config (``stop_loss`` set), a
-    dashed grey line marks ``stop_loss``, labelled with the rule (the mean of
-    the last ``stop_window`` losses below it). Curves of different lengths
-    therefore show where each model met the rule.
+    Where a run records ``met_stop_rule``, its end is marked: a dot if it met
+    the stopping rule, a cross if it reached the step cap first (one legend
+    entry each, "met the rule" and "reached the cap", drawn in grey; the
+    markers themselves carry that text as their ``gid``). With ``threshold`` and
+    an early-stopping config (``stop_loss`` set), a dashed grey line marks
+    ``stop_loss``, labelled with the rule (the mean of the last
+    ``stop_window`` losses below it). The rule applies to that window's mean,
+    not to the plotted block means, so a curve that met it can end above the
+    line.
 
     Raises:
         ValueError: for a scheme not in the results, or results without loss curves.
@@ -655,15 +660,26 @@ def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = 
     unknown = [s for s in schemes if s not in runs]
     if unknown:
         raise ValueError(f"schemes must be among the results' {list(runs)}, got {unknown}")
+    ends: dict[bool, list[tuple[float, float, str]]] = {True: [], False: []}
     for n, scheme in enumerate(schemes):
+        colour = OKABE_ITO[n % len(OKABE_ITO)]
         for k, r in enumerate(runs[scheme].values()):
             if "loss_curve" not in r:
                 raise ValueError("results must hold a loss_curve per run (book.experiments since local_sum)")
             y = np.asarray(r["loss_curve"])
             steps = r.get("steps", LOSS_EVERY * len(y))
             x = np.minimum(LOSS_EVERY * np.arange(1, len(y) + 1), steps)
-            ax.plot(x, y, color=OKABE_ITO[n % len(OKABE_ITO)], lw=1,
-                    alpha=0.8, label=scheme if k == 0 else None)
+            ax.plot(x, y, color=colour, lw=1, alpha=0.8, label=scheme if k == 0 else None)
+            if r.get("met_stop_rule") is not None:
+                ends[bool(r["met_stop_rule"])].append((x[-1], y[-1], colour))
+    for met, marker, label in [(True, "o", "met the rule"), (False, "x", "reached the cap")]:
+        if ends[met]:
+            x, y, colours = zip(*ends[met])
+            style = dict(marker=marker, s=18, linewidths=0.5 if met else 1.2)
+            if met:
+                style["edgecolors"] = "0.2"
+            ax.scatter(x, y, c=list(colours), zorder=3, gid=label, **style)
+            ax.scatter([], [], c="0.4", label=label, **style)   # grey legend entry
     config = results.get("config", {})
     if threshold and config.get("stop_loss") is not None:
         window = config.get("stop_window")
@@ -671,7 +687,7 @@ def loss_curves(ax: plt.Axes, results: dict, *, schemes: Sequence[str] | None = 
         ax.axhline(config["stop_loss"], color="0.4", ls="--", lw=1,
                    label=f"stop: {rule} < {config['stop_loss']:g}")
     ax.set_yscale("log")
-    ax.set(xlabel="training step", ylabel="training loss (cross-entropy)",
+    ax.set(xlabel="training step", ylabel=f"training loss, {LOSS_EVERY}-step means",
            title=title if title is not None else "training loss, every seed")
 
 

@@ -76,6 +76,29 @@ def test_loss_curves_end_where_each_model_stopped_with_the_threshold():
     fig, ax = plt.subplots()
     plots.loss_curves(ax, LOCAL)                               # no stop_loss: no line
     assert len(ax.get_lines()) == 3
+    assert not ax.collections                                  # no met_stop_rule: no end markers
+    plt.close("all")
+
+
+def test_loss_curves_mark_each_end_met_or_capped():
+    stopped = {
+        "config": {"task": "local_sum", "stop_loss": 0.05, "stop_window": 30},
+        "runs": {"rope": {"0": {"steps": 23, "met_stop_rule": True, "loss_curve": [2.3, 0.1, 0.06]},
+                          "1": {"steps": 18, "met_stop_rule": True, "loss_curve": [2.3, 0.03]}},
+                 "none": {"0": {"steps": 40, "met_stop_rule": False, "loss_curve": [2.3, 1.0, 0.5, 0.2]}}},
+    }
+    fig, ax = plt.subplots()
+    plots.loss_curves(ax, stopped)
+    marks = {c.get_gid(): c for c in ax.collections if c.get_gid()}
+    assert set(marks) == {"met the rule", "reached the cap"}
+    legend = [c.get_label() for c in ax.collections if not c.get_gid()]   # grey, empty entries
+    assert legend == ["met the rule", "reached the cap"]
+    assert marks["met the rule"].get_offsets().tolist() == [[23, 0.06], [18, 0.03]]   # each curve's end
+    assert marks["reached the cap"].get_offsets().tolist() == [[40, 0.2]]
+    assert ax.get_ylabel() == "training loss, 10-step means"
+    fig, ax = plt.subplots()
+    plots.loss_curves(ax, stopped, schemes=["rope"])            # no capped run: no cross entry
+    assert [c.get_gid() for c in ax.collections if c.get_gid()] == ["met the rule"]
     plt.close("all")
 
 
