@@ -154,7 +154,9 @@ def copy_task(
     Symbols are ``0 .. n_symbols-1``; ``BOS = n_symbols`` and
     ``SEP = n_symbols + 1``, so the vocabulary has ``n_symbols + 2`` tokens.
     To copy, the model must find, for the ``j``-th output, the ``j``-th input:
-    a jump of exactly ``n + 1`` positions back, which depends on ``n``.
+    the query (input position ``n + j``, the previous copied symbol or SEP)
+    must attend to the key at position ``j``, exactly ``n`` positions back,
+    a distance that depends on ``n``.
 
     Args:
         n_seqs: number of sequences (>= 1).

@@ -34,6 +34,10 @@ def test_copy_task_layout_and_mask():
     assert torch.equal(seq[:, 1:6], seq[:, 7:])
     assert b.loss_mask.sum(1).tolist() == [5] * 4
     assert torch.equal(b.targets[b.loss_mask].view(4, 5), seq[:, 1:6])
+    # the target at input position t = n + j is x_j, which sits at input position j: n = 5 back
+    n = 5
+    for j in range(1, n + 1):
+        assert b.loss_mask[:, n + j].all() and torch.equal(b.targets[:, n + j], b.inputs[:, j])
 
 
 def test_local_sum_follows_its_rule():
