@@ -42,7 +42,7 @@ from torch.nn import functional as F
 from ._validate import check_positive_int
 from .attention import causal_mask
 from .encodings import apply_rope, sinusoidal_at
-from .models import STOP_WINDOW, TinyTransformer, _check_stop, converged, lr_schedule
+from .models import STOP_WINDOW, TinyTransformer, _adamw, _check_stop, lr_schedule, stop_rule_met
 from .tasks import Batch
 
 __all__ = ["Ensemble", "train_together"]
@@ -195,7 +195,7 @@ def train_together(
     The trained weights are written back into ``members``.
 
     With ``stop_loss`` set, each member stops by ``models.train``'s rule
-    (``models.converged``) on its own losses. A member that stops leaves the
+    (``models.stop_rule_met``) on its own losses. A member that stops leaves the
     ensemble: the rest go on as a smaller ensemble, with their weights and
     AdamW state carried over, so the work per step shrinks with the members
     still training.
@@ -217,7 +217,7 @@ def train_together(
         raise ValueError(f"seeds must give one seed per member ({len(ensemble.members)}), got {len(seeds)}")
     generators = [torch.Generator().manual_seed(int(s)) for s in seeds]
     active = list(range(len(ensemble.members)))  # indices (into members) of those still training
-    opt = _adamw(ensemble, lr)
+    opt = _adamw(ensemble.parameters(), lr)  # models.train's, over the stacked weights
     losses: list[list[float]] = [[] for _ in ensemble.members]
     for step in range(steps):
         for group in opt.param_groups:  # what LambdaLR(opt, factor) sets in models.train
@@ -234,7 +234,7 @@ def train_together(
         opt.step()
         for e, value in zip(active, per_member.tolist()):
             losses[e].append(value)
-        keep = [i for i, e in enumerate(active) if not converged(losses[e], stop_loss, stop_window)]
+        keep = [i for i, e in enumerate(active) if not stop_rule_met(losses[e], stop_loss, stop_window)]
         if len(keep) < len(active):
             ensemble.write_back()
             if not keep:
@@ -247,17 +247,12 @@ def train_together(
     return losses
 
 
-def _adamw(ensemble: Ensemble, lr: float) -> torch.optim.AdamW:
-    """The optimizer of ``models.train``, over the stacked weights."""
-    return torch.optim.AdamW(ensemble.parameters(), lr=lr, weight_decay=0.01, fused=True)
-
-
 def _shrink(ensemble: Ensemble, opt: torch.optim.AdamW, keep: Sequence[int],
             lr: float) -> tuple[Ensemble, torch.optim.AdamW]:
     """A new ensemble of the members at ``keep`` (weights already written
     back), with the AdamW state of those members carried over."""
     smaller = Ensemble([ensemble.members[i] for i in keep])
-    new_opt = _adamw(smaller, lr)  # its learning rate is set before every step
+    new_opt = _adamw(smaller.parameters(), lr)  # its learning rate is set before every step
     index = torch.tensor(list(keep))
     for name in ensemble.names:
         state = opt.state[ensemble.w(name)]

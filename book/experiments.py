@@ -31,7 +31,7 @@ Jobs run in ``--workers`` processes with one CPU thread each, so a result
 depends only on its scheme, seed and settings, not on the number of workers.
 A job trains every seed of one scheme together, as one batched ensemble
 (``book.ensemble``: the same computation as training each seed alone, up to
-float rounding; a seed that has converged leaves the ensemble); the copy
+float rounding; a seed that has met the stopping rule leaves the ensemble); the copy
 task, whose length changes from batch to batch, trains its seeds one after
 another. Results are written as JSON (no pickle).
 """
@@ -39,6 +39,7 @@ another. Results are written as JSON (no pickle).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -56,7 +57,7 @@ import torch
 from . import __version__
 from ._validate import check_nonneg_int, check_positive_int, check_positive_real
 from .ensemble import train_together
-from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, converged, train
+from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, stop_rule_met, train, window_mean
 from .tasks import Batch, copy_task, fibonacci_mod, local_sum, vocab_size
 
 __all__ = [
@@ -90,7 +91,7 @@ class Config:
 
     ``steps`` is a cap when ``stop_loss`` is set: each model stops after the
     first step at which its mean training loss over the last ``stop_window``
-    steps is below ``stop_loss`` (``book.models.converged``), so that the
+    steps is below ``stop_loss`` (``book.models.stop_rule_met``), so that the
     schemes are compared at one training-loss criterion, not after one number
     of steps (a model that reaches the cap first has not met it). ``steps``
     still sets the learning-rate schedule (``models.lr_schedule``), so a model
@@ -148,6 +149,9 @@ class Config:
         if not isinstance(results, dict) or not isinstance(results.get("config"), dict):
             raise TypeError("results must be the dict that experiments.run returns, with a 'config' dict")
         fields = {k: tuple(v) if isinstance(v, list) else v for k, v in results["config"].items()}
+        unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(cls)})
+        if unknown:
+            raise TypeError(f"results['config'] has keys that are not Config fields: {unknown}")
         fields.setdefault("stop_loss", None)
         return cls(**fields)
 
@@ -273,9 +277,9 @@ def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, An
             "curve": evaluate(model, config, seed),
             "steps": len(losses),
             "final_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
-            "window_loss": sum(losses[-config.stop_window:]) / len(losses[-config.stop_window:]),  # unrounded:
-            # the stopping rule compares it with stop_loss, and rounding could cross the threshold
-            "met_stop_rule": None if config.stop_loss is None else converged(losses, config.stop_loss,
+            # unrounded: the stopping rule compares it with stop_loss, and rounding could cross it
+            "window_loss": window_mean(losses, config.stop_window),
+            "met_stop_rule": None if config.stop_loss is None else stop_rule_met(losses, config.stop_loss,
                                                                              config.stop_window),
             "loss_curve": _loss_curve(losses),
             "train_seconds": round(share, 2),
@@ -508,6 +512,17 @@ def _loss_or_none(text: str) -> float | None:
         raise argparse.ArgumentTypeError(f"must be a number or 'none', got {text!r}") from None
 
 
+def _config_from_args(args: argparse.Namespace) -> Config:
+    """The ``Config`` that the command line's parsed options ask for.
+
+    Raises:
+        TypeError / ValueError: as ``Config``, for a bad option value.
+    """
+    return Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds), steps=args.steps,
+                  train_len=args.train_len, test_len=args.test_len, batch=args.batch, lr=args.lr,
+                  offsets=tuple(args.offsets), stop_loss=args.stop_loss, stop_window=args.stop_window)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``python -m book.experiments`` with ``argv`` (default: ``sys.argv[1:]``).
 
@@ -517,9 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     try:
-        config = Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds), steps=args.steps,
-                        train_len=args.train_len, test_len=args.test_len, batch=args.batch, lr=args.lr,
-                        offsets=tuple(args.offsets), stop_loss=args.stop_loss, stop_window=args.stop_window)
+        config = _config_from_args(args)
     except (TypeError, ValueError) as err:
         _parser().error(str(err))
     start_method = "fork" if sys.platform == "linux" else "spawn"

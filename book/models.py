@@ -32,12 +32,12 @@ from .attention import attention, causal_mask
 from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at, t5_relative_bucket
 from .tasks import Batch
 
-__all__ = ["SCHEMES", "STOP_WINDOW", "TinyTransformer", "train", "converged", "lr_schedule", "accuracy_by_position"]
+__all__ = ["SCHEMES", "STOP_WINDOW", "TinyTransformer", "train", "stop_rule_met", "window_mean", "lr_schedule", "accuracy_by_position"]
 
 Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
 #: Every position scheme the model accepts (the values of ``Scheme``).
 SCHEMES: tuple[str, ...] = get_args(Scheme)
-#: Steps over which ``converged`` averages the training loss by default.
+#: Steps over which ``stop_rule_met`` averages the training loss by default.
 STOP_WINDOW = 30
 #: T5's bucketing (Raffel et al., 2020; transformers' T5Config defaults).
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
@@ -276,7 +276,7 @@ def train(
 
     With ``stop_loss`` set, training stops early, after the first step at
     which the mean loss of the last ``stop_window`` steps is below
-    ``stop_loss`` (``converged``); ``steps`` is then a cap, and the
+    ``stop_loss`` (``stop_rule_met``); ``steps`` is then a cap, and the
     learning-rate schedule still spans it. The length of the returned list
     is the number of steps taken. The rule needs ``stop_window`` losses, so
     with ``stop_window > steps`` it never fires and every step is taken.
@@ -289,7 +289,7 @@ def train(
     stop_loss, stop_window = _check_stop(stop_loss, stop_window)
     factor = lr_schedule(steps, lr)
     generator = torch.Generator().manual_seed(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, fused=True)
+    opt = _adamw(model.parameters(), lr)
     schedule = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     loop: Sequence[int] = range(steps)
     if progress:
@@ -311,24 +311,44 @@ def train(
         losses.append(loss.item())
         if callback is not None:
             callback(step + 1, model)
-        if converged(losses, stop_loss, stop_window):
+        if stop_rule_met(losses, stop_loss, stop_window):
             break
     model.eval()
     return losses
 
 
 
-def converged(losses: Sequence[float], stop_loss: float | None, window: int = STOP_WINDOW) -> bool:
+def stop_rule_met(losses: Sequence[float], stop_loss: float | None, window: int = STOP_WINDOW) -> bool:
     """The early-stopping rule of ``train``: True once at least ``window``
-    losses are in and the mean of the last ``window`` is below ``stop_loss``
-    (never True when ``stop_loss`` is None).
+    losses are in and their ``window_mean`` is below ``stop_loss`` (never
+    True when ``stop_loss`` is None). A threshold on the training loss, not a
+    test that training has converged.
 
     The mean over a window, not the last loss, so that one lucky batch does
     not stop training.
     """
     if stop_loss is None or len(losses) < window:
         return False
-    return sum(losses[-window:]) / window < stop_loss
+    return window_mean(losses, window) < stop_loss
+
+
+def window_mean(losses: Sequence[float], window: int = STOP_WINDOW) -> float:
+    """The mean of the last ``window`` losses (of all of them if fewer): what
+    ``stop_rule_met`` compares with ``stop_loss``.
+
+    Raises:
+        ValueError: if ``losses`` is empty.
+    """
+    window = check_positive_int("window", window)
+    if len(losses) == 0:
+        raise ValueError("losses must hold at least one loss")
+    tail = losses[-window:]
+    return sum(tail) / len(tail)
+
+
+def _adamw(parameters: Any, lr: float) -> torch.optim.AdamW:
+    """The optimizer of every trainer here: AdamW, weight decay 0.01."""
+    return torch.optim.AdamW(parameters, lr=lr, weight_decay=0.01, fused=True)
 
 
 def _check_stop(stop_loss: Any, stop_window: Any) -> tuple[float | None, int]:

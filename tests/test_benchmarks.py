@@ -67,9 +67,6 @@ def test_experiment_speed_baseline_is_the_stored_earlier_default():
     speed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(speed)
     args = experiments._parser().parse_args([a for a in speed.BASELINE if a != "--separate"])
-    config = experiments.Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds),
-                                steps=args.steps, train_len=args.train_len, test_len=args.test_len,
-                                batch=args.batch, lr=args.lr, offsets=tuple(args.offsets),
-                                stop_loss=args.stop_loss, stop_window=args.stop_window)
+    config = experiments._config_from_args(args)
     stored = json.loads((ROOT / "notebooks" / "results" / "fibonacci.json").read_text())
     assert config.stop_loss is None and config == experiments.Config.from_results(stored)

@@ -66,18 +66,23 @@ def test_early_stopping_together_equals_apart(scheme):
     assert len(set(lengths)) > 1 and max(lengths) < kw["steps"]  # stopped early, at different steps
     for la, lt in zip(losses_apart, losses_together):
         torch.testing.assert_close(torch.tensor(lt), torch.tensor(la), atol=1e-5, rtol=1e-5)
-        assert models.converged(la, 0.5, 5) and not models.converged(la[:-1], 0.5, 5)
+        assert models.stop_rule_met(la, 0.5, 5) and not models.stop_rule_met(la[:-1], 0.5, 5)
     probe = tasks.local_sum(4, 20, generator=torch.Generator().manual_seed(99)).inputs
     for a, b in zip(apart, together):
         torch.testing.assert_close(b(probe), a(probe), atol=1e-4, rtol=1e-4)
         assert not b.training
 
 
-def test_converged_rule():
-    assert not models.converged([0.0] * 29, 0.1)  # fewer losses than the window
-    assert models.converged([1.0] + [0.0] * 30, 0.1)
-    assert not models.converged([3.1] + [0.0] * 29, 0.1)  # mean 0.103 over the last 30
-    assert not models.converged([0.0] * 50, None)
+def test_stop_rule_and_window_mean():
+    assert not models.stop_rule_met([0.0] * 29, 0.1)  # fewer losses than the window
+    assert models.stop_rule_met([1.0] + [0.0] * 30, 0.1)
+    assert not models.stop_rule_met([3.1] + [0.0] * 29, 0.1)  # mean 0.103 over the last 30
+    assert not models.stop_rule_met([0.0] * 50, None)
+    assert models.window_mean([9.0, 1.0, 2.0, 3.0], 3) == 2.0 and models.window_mean([4.0], 3) == 4.0
+    with pytest.raises(ValueError, match="losses must hold at least one"):
+        models.window_mean([], 3)
+    with pytest.raises(ValueError, match="window must be a positive integer"):
+        models.window_mean([1.0], 0)
     with pytest.raises(ValueError, match="stop_loss"):
         models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=1, stop_loss=0)
     with pytest.raises(ValueError, match="stop_window"):

@@ -236,6 +236,8 @@ def test_early_stopping_by_config_and_command_line(tmp_path):
         == dataclasses.replace(cfg, stop_loss=None)
     with pytest.raises(TypeError, match="'config' dict"):
         ex.Config.from_results({"runs": {}})
+    with pytest.raises(TypeError, match=r"not Config fields: \['warmup'\]"):
+        ex.Config.from_results({"config": {**res["config"], "warmup": 10}})
     for bad, match in [(dict(stop_loss=0.0), "stop_loss must be a positive"),
                        (dict(stop_loss="low"), "stop_loss must be a real number"),
                        (dict(stop_window=0), "stop_window must be a positive integer")]:

@@ -87,7 +87,7 @@ def test_public_functions_accept_numpy_scalars():
     assert cfg.seeds == (0, 1) and type(cfg.steps) is int and type(cfg.train_len) is int
     assert type(cfg.lr) is float and cfg.lr == pytest.approx(0.01)
     stored = json.loads(json.dumps(dataclasses.asdict(cfg)))     # NumPy scalars would not go to JSON
-    assert experiments.Config(**{k: tuple(x) if isinstance(x, list) else x for k, x in stored.items()}) == cfg
+    assert experiments.Config.from_results({"config": stored}) == cfg
     batch = tasks.local_sum(np.int64(2), np.int64(5), offsets=(np.int64(0), np.int8(2)))
     assert batch.inputs.shape == (2, 5)
     schedule = models.lr_schedule(np.int64(10), np.float64(0.1))
