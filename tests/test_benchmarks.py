@@ -24,8 +24,9 @@ def test_rope_speed_script_checks_and_prints_every_form():
 def test_experiment_speed_script_prints_both_times_and_their_ratio():
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "experiment_speed.py"), "--rounds", "1",
-         "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate", "--",
-         "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5"],
+         "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
+         "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5",
+         "--workers", "1"],
         capture_output=True, text=True, check=True, cwd=ROOT, timeout=600,
     )
     assert "baseline: 4 models, 8 steps (book.experiments --schemes none rope" in done.stdout

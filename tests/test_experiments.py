@@ -17,6 +17,21 @@ from book import experiments as ex
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "notebooks" / "results"
+#: Chapter 8's experiment reduced to seed 0 and 64 test tokens, run through the
+#: command line beside the rest of the session (``conftest.py`` starts it).
+REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "1", "--quiet", "--benchmark"]
+
+
+def start_reduced_run(folder: Path) -> tuple[subprocess.Popen, Path, Path]:
+    """Start ``python -m book.experiments`` with ``REDUCED_RUN``, writing its
+    JSON and its printed output (to a file, not a pipe) into ``folder``."""
+    out, log = folder / "reduced.json", folder / "reduced.log"
+    with log.open("w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "book.experiments", *REDUCED_RUN, "--output", str(out)],
+                                cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, text=True)
+    return proc, out, log
+
+
 TINY = ex.Config(schemes=("rope", "learned"), seeds=(0,), steps=20, train_len=8, test_len=12, eval_seqs=16)
 
 
@@ -129,24 +144,25 @@ def test_run_and_train_model_reject_bad_arguments():
         ex.train_model(TINY, "alibi", 0)
 
 
-def test_cli_help_and_output(tmp_path):
-    run = [sys.executable, "-m", "book.experiments"]
-    helped = subprocess.run(run + ["--help"], capture_output=True, text=True, check=True)
+def test_cli_help_and_output(reduced_run, capsys):
+    """``python -m book.experiments`` runs as a program (the reduced run, in a
+    subprocess: its table, its timing report and its JSON); its help and its
+    error for a bad option are checked in this process."""
+    with pytest.raises(SystemExit) as helped:
+        ex.main(["--help"])
+    assert helped.value.code == 0
+    shown = capsys.readouterr().out
     for option in ("--task", "--offsets", "--schemes", "--seeds", "--steps", "--train-len", "--test-len",
                    "--output", "--benchmark"):
-        assert option in helped.stdout
-    text = " ".join(helped.stdout.split())
+        assert option in shown
+    text = " ".join(shown.split())
     assert "none sinusoidal learned rope alibi t5" in text and "local_sum" in text
-    out = tmp_path / "r" / "results.json"
-    done = subprocess.run(
-        run + ["--schemes", "alibi", "--seeds", "3", "--steps", "5", "--train-len", "6", "--test-len", "8",
-               "--quiet", "--benchmark", "--output", str(out)],
-        capture_output=True, text=True, check=True,
-    )
-    assert "alibi" in done.stdout and "wall time" in done.stdout and out.is_file()
-    assert json.loads(out.read_text())["config"]["seeds"] == [3]
-    bad = subprocess.run(run + ["--steps", "0"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "steps must be a positive integer" in bad.stderr
+    with pytest.raises(SystemExit) as bad:
+        ex.main(["--steps", "0"])
+    assert bad.value.code == 2 and "steps must be a positive integer" in capsys.readouterr().err
+    results, printed = reduced_run
+    assert ex.summary_table(results) in printed and ex.benchmark_report(results) in printed
+    assert "results written to" in printed and results["config"]["seeds"] == [0]
 
 
 #: The settings of the older committed runs (fibonacci.json, copy.json), kept as they were made.
@@ -209,13 +225,15 @@ def _robust_conclusions(results):
     assert ranking[0] == "alibi" and set(ranking[-2:]) == {"sinusoidal", "learned"}
 
 
-def test_reduced_run_reproduces_the_committed_conclusions():
+def test_reduced_run_reproduces_the_committed_conclusions(reduced_run):
     """Seed 0 of the default experiment, tested at 64 tokens instead of 128
     (the learned table is smaller, so that model starts differently), shows
-    the same robust conclusions as the committed five seeds."""
+    the same robust conclusions as the committed five seeds. The run is the
+    command line's (``REDUCED_RUN``), started beside the session."""
     committed = json.loads((COMMITTED / "local_sum.json").read_text())
     _robust_conclusions(committed)
-    reduced = ex.run(ex.Config(seeds=(0,), test_len=64), workers=2, progress=False)
+    reduced, _ = reduced_run
+    assert ex.Config.from_results(reduced) == ex.Config(seeds=(0,), test_len=64)
     _robust_conclusions(reduced)
 
 
