@@ -1,5 +1,5 @@
-"""Shared fixtures, and the jobs that run beside the session: the website
-(built once, in the background), chapter 8's reduced run, and the nbval
+"""Shared fixtures, and the jobs that run beside the session: the website's
+strict build, chapter 8's reduced run, the benchmark scripts, and the nbval
 passes under other CPU kernels."""
 
 from __future__ import annotations
@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -41,117 +43,146 @@ def browser():
         b.close()
 
 
-def _start_build(out: Path) -> tuple[subprocess.Popen, Path]:
-    """Start the strict build of the book into ``out`` (output to a file, not a
-    pipe, so that a long log cannot block it)."""
+# ---------------------------------------------------------------------------
+# Jobs that run beside the session. Each is a command whose output some tests
+# read; it starts when collection finishes (only if a selected test uses its
+# fixture), the tests that use it run late (pytest_collection_modifyitems),
+# and its fixture waits for it. Output goes to a file, not a pipe, so a long
+# log cannot block a job.
+# ---------------------------------------------------------------------------
+
+
+def _site_command(folder: Path) -> list[str]:
     jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
-    log = out / "build.log"
+    return [jb, "build", str(ROOT), "--path-output", str(folder), "-W", "-n", "--keep-going"]
+
+
+def _test_module(name: str):
+    """A test module, as pytest imported it (``tests/`` has no ``__init__.py``,
+    so pytest's default import mode puts ``tests/`` on ``sys.path``)."""
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))
+    return __import__(name)
+
+
+#: fixture name -> the command of its job, given the job's own folder.
+JOBS = {
+    "built_site": _site_command,
+    "reduced_run": lambda folder: _test_module("test_experiments").reduced_run_command(folder),
+    "rope_speed_run": lambda folder: _test_module("test_benchmarks").ROPE_SPEED,
+    "experiment_speed_run": lambda folder: _test_module("test_benchmarks").EXPERIMENT_SPEED,
+}
+_jobs: dict[str, dict] = {}
+
+
+#: Seconds a job may take from its start (it shares the cores with the session).
+JOB_TIMEOUT = 1800
+
+
+def _start_job(name: str) -> None:
+    folder = Path(tempfile.mkdtemp(prefix=f"book-{name}-"))
+    log = folder / "output.log"
     with log.open("w") as sink:
-        proc = subprocess.Popen(
-            [jb, "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going"],
-            stdout=sink, stderr=subprocess.STDOUT, text=True)
-    return proc, log
+        proc = subprocess.Popen(JOBS[name](folder), cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)   # its own process group: stopped with its children
+    _jobs[name] = {"proc": proc, "folder": folder, "log": log, "start": time.monotonic()}
 
 
-#: The site build started when collection finished, if the session uses it.
-_build: dict = {}
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill a background process and everything it started (its process group)."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    """Build the book with warnings as errors into a temporary folder.
-
-    The build starts in the background when collection finishes
-    (``pytest_collection_finish``), and the tests that use it run late, so
-    the rest of the session runs beside it; this fixture waits for it.
-    Returns the ``_build/html`` folder and the finished build (its log as
-    ``stdout``).
-    """
-    if not _build:
-        _build["out"] = tmp_path_factory.mktemp("site")
-        _build["proc"], _build["log"] = _start_build(_build["out"])
-    proc = _build["proc"]
+def _finish_job(name: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """Wait for a job (starting it first if collection did not); its finished
+    process (output in ``stdout``) and its folder. The caller checks the
+    return code."""
+    if name not in _jobs:
+        _start_job(name)
+    job = _jobs[name]
     try:
-        proc.wait(timeout=900)
+        job["proc"].wait(timeout=max(1.0, JOB_TIMEOUT - (time.monotonic() - job["start"])))
     except subprocess.TimeoutExpired:
-        proc.kill()
-        raise
-    result = subprocess.CompletedProcess(proc.args, proc.returncode, _build["log"].read_text(), "")
-    return _build["out"] / "_build" / "html", result
-
-
-#: Chapter 8's reduced run, started when collection finished if a test uses it.
-_reduced: dict = {}
-
-
-def _start_reduced(folder: Path) -> None:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from test_experiments import start_reduced_run
-
-    _reduced["proc"], _reduced["json"], _reduced["log"] = start_reduced_run(folder)
+        _stop(job["proc"])
+        pytest.fail(f"{name} took over {JOB_TIMEOUT} s:\n{job['log'].read_text()[-3000:]}")
+    done = subprocess.CompletedProcess(job["proc"].args, job["proc"].returncode, job["log"].read_text(), "")
+    return done, job["folder"]
 
 
 @pytest.fixture(scope="session")
-def reduced_run(tmp_path_factory) -> tuple[dict, str]:
+def built_site() -> tuple[Path, subprocess.CompletedProcess]:
+    """The book built with warnings as errors into a temporary folder: its
+    ``_build/html`` folder and the finished build (its log as ``stdout``;
+    the tests check its return code)."""
+    done, folder = _finish_job("built_site")
+    return folder / "_build" / "html", done
+
+
+@pytest.fixture(scope="session")
+def reduced_run() -> tuple[dict, str]:
     """The results and printed output of ``python -m book.experiments`` with
-    ``test_experiments.REDUCED_RUN`` (started in the background when
-    collection finished, so it runs beside the session; waited for here)."""
-    if not _reduced:
-        _start_reduced(tmp_path_factory.mktemp("reduced"))
-    proc = _reduced["proc"]
-    try:
-        proc.wait(timeout=900)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        raise
-    printed = _reduced["log"].read_text()
-    assert proc.returncode == 0, f"the reduced run failed:\n{printed[-3000:]}"
-    return json.loads(_reduced["json"].read_text()), printed
+    ``test_experiments.REDUCED_RUN``."""
+    done, folder = _finish_job("reduced_run")
+    assert done.returncode == 0, f"the reduced run failed:\n{done.stdout[-3000:]}"
+    return json.loads((folder / "results" / "reduced.json").read_text()), done.stdout
+
+
+@pytest.fixture(scope="session")
+def rope_speed_run() -> subprocess.CompletedProcess:
+    """``benchmarks/rope_speed.py`` at a tiny size (``test_benchmarks.ROPE_SPEED``)."""
+    return _finish_job("rope_speed_run")[0]
+
+
+@pytest.fixture(scope="session")
+def experiment_speed_run() -> subprocess.CompletedProcess:
+    """``benchmarks/experiment_speed.py`` at a tiny size (``test_benchmarks.EXPERIMENT_SPEED``)."""
+    return _finish_job("experiment_speed_run")[0]
 
 
 CPU_PASS_TEST = "test_notebooks_give_their_stored_outputs_with_other_cpu_kernels"
 _cpu_passes: dict = {}
 
 
-def _uses(item, fixture: str) -> bool:
-    return fixture in getattr(item, "fixturenames", ())
+def _uses_a_job(item) -> bool:
+    return any(name in getattr(item, "fixturenames", ()) for name in JOBS)
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
-    """Run the tests of the built site and of the reduced run late (they run in
-    the background meanwhile) and the test that waits for the other-CPU nbval
-    passes last."""
-    items.sort(key=lambda item: (item.name == CPU_PASS_TEST, _uses(item, "built_site") or _uses(item, "reduced_run")))
+    """Run the tests that read a background job late (the jobs run meanwhile)
+    and the test that waits for the other-CPU nbval passes last."""
+    items.sort(key=lambda item: (item.name == CPU_PASS_TEST, _uses_a_job(item)))
 
 
 def pytest_collection_finish(session) -> None:
     """Start the jobs the session's tests will wait for, so that they run beside
     the rest of the tests: the other-CPU nbval passes
-    (``tests/test_cpu_independence.py``), chapter 8's reduced run and the
-    site build, each only if a selected test uses it."""
-    if session.config.option.collectonly or _cpu_passes or _build or _reduced:
+    (``tests/test_cpu_independence.py``) and the ``JOBS`` (the site build,
+    chapter 8's reduced run, the benchmark scripts), each only if a selected
+    test uses it."""
+    if session.config.option.collectonly or _cpu_passes or _jobs:
         return
     if any(item.name == CPU_PASS_TEST for item in session.items):
-        sys.path.insert(0, str(ROOT / "tests"))
-        from test_cpu_independence import start_passes
-
-        _cpu_passes.update(start_passes())
-    if any(_uses(item, "reduced_run") for item in session.items):
-        _reduced["folder"] = Path(tempfile.mkdtemp(prefix="book-reduced-"))
-        _start_reduced(_reduced["folder"])
-    if any(_uses(item, "built_site") for item in session.items):
-        _build["out"] = Path(tempfile.mkdtemp(prefix="book-site-"))
-        _build["remove"] = True
-        _build["proc"], _build["log"] = _start_build(_build["out"])
+        _cpu_passes.update(_test_module("test_cpu_independence").start_passes())
+    for name in JOBS:
+        if any(name in getattr(item, "fixturenames", ()) for item in session.items):
+            _start_job(name)
 
 
 class _TwinRendering:
     """While the other-CPU passes run, one of them renders the live twins'
-    images (``test_cpu_independence.rendering_pass``), so this session's own
-    nbval kernels skip it (``BOOK_LIVE_TWIN_IMAGES=0``): the same check,
-    done once, off this session's path. Other tests see the environment
-    unchanged. A plugin, not a hook of this file: this file's item hooks
-    would reach only the items under ``tests/``."""
+    images (``test_cpu_independence.rendering_pass``: ``avx2`` on an AVX-512
+    machine, else ``default``), so this session's own nbval kernels skip
+    rendering (``BOOK_LIVE_TWIN_IMAGES=0``); rendering does not touch
+    PyTorch, so the kernels' CPU setting does not matter to it. Every pass
+    still draws every state. Other tests see the environment unchanged; with
+    no passes running (``-k``, one file, ``make test-fast``) this session
+    renders. A plugin, not a hook of this file: this file's item hooks would
+    reach only the items under ``tests/``."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item) -> None:
@@ -175,15 +206,12 @@ def cpu_passes() -> dict:
 
 def pytest_sessionfinish(session) -> None:
     """Stop background jobs still running (the session ended early, e.g. with
-    ``-x``) and remove their folders."""
-    for proc in [p for p, _ in _cpu_passes.values()] + [job["proc"] for job in (_build, _reduced) if job]:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    if _build.get("remove"):
-        shutil.rmtree(_build["out"], ignore_errors=True)
-    if "folder" in _reduced:
-        shutil.rmtree(_reduced["folder"], ignore_errors=True)
+    ``-x``) and remove the folders of those that succeeded."""
+    for proc in [p for p, _ in _cpu_passes.values()] + [job["proc"] for job in _jobs.values()]:
+        _stop(proc)
+    for job in _jobs.values():
+        if job["proc"].returncode == 0:      # a failed job's folder stays, with its log
+            shutil.rmtree(job["folder"], ignore_errors=True)
 
 
 #: (page, own bytes, first-visit transfer bytes), filled by the browser test.

@@ -2,36 +2,35 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_rope_speed_script_checks_and_prints_every_form():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "rope_speed.py"), "--lengths", "32", "--heads", "2",
-         "--head-dim", "8", "--min-run-time", "0.01"],
-        capture_output=True, text=True, check=True, cwd=ROOT,
-    )
+#: The benchmark scripts at tiny sizes; ``conftest.JOBS`` runs them beside the session.
+ROPE_SPEED = [sys.executable, str(ROOT / "benchmarks" / "rope_speed.py"), "--lengths", "32", "--heads", "2",
+              "--head-dim", "8", "--min-run-time", "0.01"]
+EXPERIMENT_SPEED = [
+    sys.executable, str(ROOT / "benchmarks" / "experiment_speed.py"), "--rounds", "1",
+    "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
+    "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5", "--workers", "1"]
+
+
+def test_rope_speed_script_checks_and_prints_every_form(rope_speed_run):
+    assert rope_speed_run.returncode == 0, rope_speed_run.stdout[-3000:]
     for name in ("copy (x.clone())", "apply_rope_cached, rotate_half", "apply_rope_complex in place (book's fastest)",
                  "ALiBi, scaled_dot_product_attention"):
-        assert name in done.stdout
-    assert "x copy" in done.stdout
+        assert name in rope_speed_run.stdout
+    assert "x copy" in rope_speed_run.stdout
 
 
-def test_experiment_speed_script_prints_both_times_and_their_ratio():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "experiment_speed.py"), "--rounds", "1",
-         "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
-         "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5",
-         "--workers", "1"],
-        capture_output=True, text=True, check=True, cwd=ROOT, timeout=600,
-    )
-    assert "baseline: 4 models, 8 steps (book.experiments --schemes none rope" in done.stdout
-    assert "candidate: 1 models, 3 steps" in done.stdout
-    assert "| 1 |" in done.stdout and "median ratio:" in done.stdout
+def test_experiment_speed_script_prints_both_times_and_their_ratio(experiment_speed_run):
+    out = experiment_speed_run.stdout
+    assert experiment_speed_run.returncode == 0, out[-3000:]
+    assert "baseline: 4 models, 8 steps (book.experiments --schemes none rope" in out
+    assert "candidate: 1 models, 3 steps" in out
+    assert "| 1 |" in out and "median ratio:" in out
 
 
 def test_rope_speed_compiled_measurement_has_what_chapter_10_reads(monkeypatch):

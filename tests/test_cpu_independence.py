@@ -38,8 +38,8 @@ def other_capabilities() -> list[str]:
 
 
 def rendering_pass() -> str:
-    """The one pass that renders the live twins' images (the last, the lighter
-    of two)."""
+    """The one pass that renders the live twins' images: ``avx2`` on an AVX-512
+    machine (the lighter of the two passes), else ``default`` (the only one)."""
     return other_capabilities()[-1]
 
 
@@ -77,7 +77,8 @@ def start_passes() -> dict[str, tuple[subprocess.Popen, Path]]:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short",
                  "--durations=25", "notebooks", "guide"],
-                cwd=ROOT, env=_env(cap), stdout=out, stderr=subprocess.STDOUT, text=True)
+                cwd=ROOT, env=_env(cap), stdout=out, stderr=subprocess.STDOUT, text=True,
+                start_new_session=True)   # its own process group: stopped with its kernels
         passes[cap] = (proc, log)
     return passes
 
@@ -93,7 +94,8 @@ def test_notebooks_give_their_stored_outputs_with_other_cpu_kernels(cpu_passes):
         summary = out.strip().splitlines()[-1] if out.strip() else "(no output)"
         print(f"ATEN_CPU_CAPABILITY={cap}: {summary}")
         if proc.returncode != 0:
-            failed.append(f"--- ATEN_CPU_CAPABILITY={cap} ---\n" + "\n".join(out.splitlines()[-120:]))
+            also = " (this pass also renders the live twins' images)" if cap == rendering_pass() else ""
+            failed.append(f"--- ATEN_CPU_CAPABILITY={cap}{also} ---\n" + "\n".join(out.splitlines()[-120:]))
     assert not failed, "stored outputs differ with other CPU kernels:\n" + "\n".join(failed)
 
 
@@ -102,3 +104,27 @@ def test_exactly_one_other_cpu_pass_renders_the_live_twins():
     (conftest.py), so one of them must render (book.plots.live_html)."""
     rendering = [cap for cap in other_capabilities() if _env(cap)["BOOK_LIVE_TWIN_IMAGES"] == "1"]
     assert rendering == [rendering_pass()]
+
+
+def test_session_kernels_skip_rendering_only_while_the_passes_run(monkeypatch):
+    """conftest's plugin: BOOK_LIVE_TWIN_IMAGES=0 for a notebook item while
+    the passes run; the environment as it was for any other item, and for a
+    notebook when no pass runs (then this session renders the twins)."""
+    import conftest
+
+    plugin = conftest._TwinRendering()
+
+    class Item:
+        def __init__(self, name):
+            self.path = Path(name)
+
+    monkeypatch.setattr(conftest, "_cpu_passes", {"default": None})
+    monkeypatch.delenv("BOOK_LIVE_TWIN_IMAGES", raising=False)
+    monkeypatch.setattr(conftest, "_ORIGINAL_ENV", {})
+    plugin.pytest_runtest_setup(Item("notebooks/01_order_blind.ipynb"))
+    assert os.environ["BOOK_LIVE_TWIN_IMAGES"] == "0"
+    plugin.pytest_runtest_setup(Item("tests/test_live.py"))
+    assert "BOOK_LIVE_TWIN_IMAGES" not in os.environ
+    monkeypatch.setattr(conftest, "_cpu_passes", {})
+    plugin.pytest_runtest_setup(Item("notebooks/01_order_blind.ipynb"))
+    assert "BOOK_LIVE_TWIN_IMAGES" not in os.environ

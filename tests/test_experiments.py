@@ -19,17 +19,15 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "notebooks" / "results"
 #: Chapter 8's experiment reduced to seed 0 and 64 test tokens, run through the
 #: command line beside the rest of the session (``conftest.py`` starts it).
-REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "1", "--quiet", "--benchmark"]
+REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "2", "--quiet", "--benchmark"]
 
 
-def start_reduced_run(folder: Path) -> tuple[subprocess.Popen, Path, Path]:
-    """Start ``python -m book.experiments`` with ``REDUCED_RUN``, writing its
-    JSON and its printed output (to a file, not a pipe) into ``folder``."""
-    out, log = folder / "reduced.json", folder / "reduced.log"
-    with log.open("w") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "book.experiments", *REDUCED_RUN, "--output", str(out)],
-                                cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, text=True)
-    return proc, out, log
+def reduced_run_command(folder: Path) -> list[str]:
+    """The reduced run's command line, writing its JSON to
+    ``folder/results/reduced.json`` (a folder it must create);
+    ``conftest.JOBS`` runs it beside the session."""
+    return [sys.executable, "-m", "book.experiments", *REDUCED_RUN, "--output",
+            str(folder / "results" / "reduced.json")]
 
 
 TINY = ex.Config(schemes=("rope", "learned"), seeds=(0,), steps=20, train_len=8, test_len=12, eval_seqs=16)
@@ -145,9 +143,10 @@ def test_run_and_train_model_reject_bad_arguments():
 
 
 def test_cli_help_and_output(reduced_run, capsys):
-    """``python -m book.experiments`` runs as a program (the reduced run, in a
-    subprocess: its table, its timing report and its JSON); its help and its
-    error for a bad option are checked in this process."""
+    """``python -m book.experiments`` runs as a program: the reduced run (in a
+    subprocess, with two worker processes) prints its table and timing report
+    and writes its JSON into a folder it creates; a bad option exits with
+    status 2. Help and the option parsing are checked in this process."""
     with pytest.raises(SystemExit) as helped:
         ex.main(["--help"])
     assert helped.value.code == 0
@@ -157,12 +156,15 @@ def test_cli_help_and_output(reduced_run, capsys):
         assert option in shown
     text = " ".join(shown.split())
     assert "none sinusoidal learned rope alibi t5" in text and "local_sum" in text
-    with pytest.raises(SystemExit) as bad:
-        ex.main(["--steps", "0"])
-    assert bad.value.code == 2 and "steps must be a positive integer" in capsys.readouterr().err
+    args = ex._parser().parse_args(["--schemes", "alibi", "t5", "--seeds", "3", "--steps", "5", "--train-len", "6",
+                                    "--test-len", "8", "--offsets", "0", "--stop-loss", "none"])
+    assert ex._config_from_args(args) == ex.Config(schemes=("alibi", "t5"), seeds=(3,), steps=5, train_len=6,
+                                                   test_len=8, offsets=(0,), stop_loss=None)
     results, printed = reduced_run
     assert ex.summary_table(results) in printed and ex.benchmark_report(results) in printed
-    assert "results written to" in printed and results["config"]["seeds"] == [0]
+    assert "results written to" in printed and results["timing"]["workers"] == 2
+    bad = subprocess.run([sys.executable, "-m", "book.experiments", "--steps", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "steps must be a positive integer" in bad.stderr
 
 
 #: The settings of the older committed runs (fibonacci.json, copy.json), kept as they were made.
