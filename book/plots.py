@@ -881,10 +881,10 @@ def live_html(
 
     With the environment variable ``BOOK_LIVE_TWIN_IMAGES=0`` every state is
     still drawn (so a state that fails still raises), but the figures are not
-    rendered: each frame is one placeholder PNG. The test suite's nbval passes
-    under other CPU kernels set it, since nbval compares a twin's HTML with
+    rendered: each frame is one placeholder PNG. The test suite sets it in
+    all but one of its nbval passes, since nbval compares a twin's HTML with
     its images masked (``tests/nbval_sanitize.cfg``) and rendering is most of
-    a twin's time; the main nbval pass and every stored output render them.
+    a twin's time; one pass and every stored output render them.
 
     Raises:
         ValueError: for a bad ``name`` (letters, digits, ``-``), a short
