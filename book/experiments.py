@@ -276,7 +276,7 @@ def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, An
             "seed": seed,
             "curve": evaluate(model, config, seed),
             "steps": len(losses),
-            "final_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
+            "final_loss": round(window_mean(losses, 20), 4),
             # unrounded: the stopping rule compares it with stop_loss, and rounding could cross it
             "window_loss": window_mean(losses, config.stop_window),
             "met_stop_rule": None if config.stop_loss is None else stop_rule_met(losses, config.stop_loss,

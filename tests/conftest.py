@@ -65,12 +65,24 @@ def _test_module(name: str):
     return __import__(name)
 
 
-#: fixture name -> the command of its job, given the job's own folder.
+#: Chapter 8's experiment reduced to seed 0 and 64 test tokens, two workers.
+REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "2", "--quiet", "--benchmark"]
+
+#: fixture name -> the command of its job, given the job's own folder (the
+#: reduced run writes its JSON into a folder it must create; the benchmark
+#: scripts run at tiny sizes).
 JOBS = {
     "built_site": _site_command,
-    "reduced_run": lambda folder: _test_module("test_experiments").reduced_run_command(folder),
-    "rope_speed_run": lambda folder: _test_module("test_benchmarks").ROPE_SPEED,
-    "experiment_speed_run": lambda folder: _test_module("test_benchmarks").EXPERIMENT_SPEED,
+    "reduced_run": lambda folder: [sys.executable, "-m", "book.experiments", *REDUCED_RUN,
+                                   "--output", str(folder / "results" / "reduced.json")],
+    "rope_speed_run": lambda folder: [
+        sys.executable, str(ROOT / "benchmarks" / "rope_speed.py"), "--lengths", "32", "--heads", "2",
+        "--head-dim", "8", "--min-run-time", "0.01"],
+    "experiment_speed_run": lambda folder: [
+        sys.executable, str(ROOT / "benchmarks" / "experiment_speed.py"), "--rounds", "1",
+        "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
+        "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5",
+        "--workers", "1"],
 }
 _jobs: dict[str, dict] = {}
 
@@ -126,7 +138,7 @@ def built_site() -> tuple[Path, subprocess.CompletedProcess]:
 @pytest.fixture(scope="session")
 def reduced_run() -> tuple[dict, str]:
     """The results and printed output of ``python -m book.experiments`` with
-    ``test_experiments.REDUCED_RUN``."""
+    ``REDUCED_RUN``."""
     done, folder = _finish_job("reduced_run")
     assert done.returncode == 0, f"the reduced run failed:\n{done.stdout[-3000:]}"
     return json.loads((folder / "results" / "reduced.json").read_text()), done.stdout
@@ -134,13 +146,13 @@ def reduced_run() -> tuple[dict, str]:
 
 @pytest.fixture(scope="session")
 def rope_speed_run() -> subprocess.CompletedProcess:
-    """``benchmarks/rope_speed.py`` at a tiny size (``test_benchmarks.ROPE_SPEED``)."""
+    """``benchmarks/rope_speed.py`` at a tiny size."""
     return _finish_job("rope_speed_run")[0]
 
 
 @pytest.fixture(scope="session")
 def experiment_speed_run() -> subprocess.CompletedProcess:
-    """``benchmarks/experiment_speed.py`` at a tiny size (``test_benchmarks.EXPERIMENT_SPEED``)."""
+    """``benchmarks/experiment_speed.py`` at a tiny size (one worker)."""
     return _finish_job("experiment_speed_run")[0]
 
 

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-#: The benchmark scripts at tiny sizes; ``conftest.JOBS`` runs them beside the session.
-ROPE_SPEED = [sys.executable, str(ROOT / "benchmarks" / "rope_speed.py"), "--lengths", "32", "--heads", "2",
-              "--head-dim", "8", "--min-run-time", "0.01"]
-EXPERIMENT_SPEED = [
-    sys.executable, str(ROOT / "benchmarks" / "experiment_speed.py"), "--rounds", "1",
-    "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
-    "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5", "--workers", "1"]
-
-
 def test_rope_speed_script_checks_and_prints_every_form(rope_speed_run):
+    """The script at a tiny size, run beside the session (conftest.JOBS)."""
     assert rope_speed_run.returncode == 0, rope_speed_run.stdout[-3000:]
     for name in ("copy (x.clone())", "apply_rope_cached, rotate_half", "apply_rope_complex in place (book's fastest)",
                  "ALiBi, scaled_dot_product_attention"):
@@ -26,6 +17,7 @@ def test_rope_speed_script_checks_and_prints_every_form(rope_speed_run):
 
 
 def test_experiment_speed_script_prints_both_times_and_their_ratio(experiment_speed_run):
+    """The script at a tiny size, run beside the session (conftest.JOBS)."""
     out = experiment_speed_run.stdout
     assert experiment_speed_run.returncode == 0, out[-3000:]
     assert "baseline: 4 models, 8 steps (book.experiments --schemes none rope" in out

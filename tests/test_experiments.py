@@ -17,19 +17,6 @@ from book import experiments as ex
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "notebooks" / "results"
-#: Chapter 8's experiment reduced to seed 0 and 64 test tokens, run through the
-#: command line beside the rest of the session (``conftest.py`` starts it).
-REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "2", "--quiet", "--benchmark"]
-
-
-def reduced_run_command(folder: Path) -> list[str]:
-    """The reduced run's command line, writing its JSON to
-    ``folder/results/reduced.json`` (a folder it must create);
-    ``conftest.JOBS`` runs it beside the session."""
-    return [sys.executable, "-m", "book.experiments", *REDUCED_RUN, "--output",
-            str(folder / "results" / "reduced.json")]
-
-
 TINY = ex.Config(schemes=("rope", "learned"), seeds=(0,), steps=20, train_len=8, test_len=12, eval_seqs=16)
 
 
@@ -231,7 +218,7 @@ def test_reduced_run_reproduces_the_committed_conclusions(reduced_run):
     """Seed 0 of the default experiment, tested at 64 tokens instead of 128
     (the learned table is smaller, so that model starts differently), shows
     the same robust conclusions as the committed five seeds. The run is the
-    command line's (``REDUCED_RUN``), started beside the session."""
+    command line's (``conftest.REDUCED_RUN``), started beside the session."""
     committed = json.loads((COMMITTED / "local_sum.json").read_text())
     _robust_conclusions(committed)
     reduced, _ = reduced_run
