@@ -62,3 +62,40 @@ def test_experiment_speed_baseline_is_the_stored_earlier_default():
     config = experiments._config_from_args(args)
     stored = json.loads((ROOT / "notebooks" / "results" / "fibonacci.json").read_text())
     assert config.stop_loss is None and config == experiments.Config.from_results(stored)
+
+
+def _test_time_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("test_time_script", ROOT / "benchmarks" / "test_time.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_test_time_script_times_a_baseline_and_this_tree_side_by_side(test_time_run):
+    """The script on one small test file against HEAD, run beside the session
+    (conftest.JOBS): both suites ran, passed, and are in the table with the ratio."""
+    out = test_time_run.stdout
+    assert test_time_run.returncode == 0, out[-3000:]
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in out.splitlines() if line.startswith("| ")}
+    assert {"HEAD", "this tree"} <= set(rows), out
+    for suite in ("HEAD", "this tree"):
+        assert " passed |" in rows[suite] and "failed" not in rows[suite] and "exit" not in rows[suite]
+    assert rows["this tree"].endswith("| 100% |")
+    assert "this tree against HEAD: median" in out
+
+
+def test_test_time_script_reads_counts_and_checks_where_book_comes_from(tmp_path):
+    """pytest's closing line becomes counts (a failing suite's too), and a tree
+    whose own ``book`` is not the one imported is refused."""
+    import pytest
+
+    script = _test_time_module()
+    line = "==== 1 failed, 743 passed, 10 skipped, 2 warnings in 499.12s (0:08:19) ===="
+    assert script.counts_of("collected 754 items\n...\n" + line) == {
+        "failed": 1, "passed": 743, "skipped": 10, "warnings": 2}
+    assert script.counts_of("no tests ran in 1.51s") == {}
+    script.check_imports_from(ROOT)                   # this tree's book: accepted
+    with pytest.raises(SystemExit, match="not from"):
+        script.check_imports_from(tmp_path)           # no book here: the installed one is found
