@@ -70,7 +70,7 @@ REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "2", "--quiet", 
 
 #: fixture name -> the command of its job, given the job's own folder (the
 #: reduced run writes its JSON into a folder it must create; the benchmark
-#: scripts run at tiny sizes, the test-time one on one small test file).
+#: scripts run at tiny sizes).
 JOBS = {
     "built_site": _site_command,
     "reduced_run": lambda folder: [sys.executable, "-m", "book.experiments", *REDUCED_RUN,
@@ -83,9 +83,6 @@ JOBS = {
         "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
         "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5",
         "--workers", "1"],
-    "test_time_run": lambda folder: [
-        sys.executable, str(ROOT / "benchmarks" / "test_time.py"), "--baseline", "HEAD", "--",
-        "tests/test_packaging.py", "-q"],
 }
 _jobs: dict[str, dict] = {}
 
@@ -151,12 +148,6 @@ def reduced_run() -> tuple[dict, str]:
 def rope_speed_run() -> subprocess.CompletedProcess:
     """``benchmarks/rope_speed.py`` at a tiny size."""
     return _finish_job("rope_speed_run")[0]
-
-
-@pytest.fixture(scope="session")
-def test_time_run() -> subprocess.CompletedProcess:
-    """``benchmarks/test_time.py`` on one small test file, against ``HEAD``."""
-    return _finish_job("test_time_run")[0]
 
 
 @pytest.fixture(scope="session")

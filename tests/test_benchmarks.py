@@ -64,38 +64,122 @@ def test_experiment_speed_baseline_is_the_stored_earlier_default():
     assert config.stop_loss is None and config == experiments.Config.from_results(stored)
 
 
-def _test_time_module():
+
+def _suite_time_module():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("test_time_script", ROOT / "benchmarks" / "test_time.py")
+    spec = importlib.util.spec_from_file_location("suite_time", ROOT / "benchmarks" / "suite_time.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_test_time_script_times_a_baseline_and_this_tree_side_by_side(test_time_run):
-    """The script on one small test file against HEAD, run beside the session
-    (conftest.JOBS): both suites ran, passed, and are in the table with the ratio."""
-    out = test_time_run.stdout
-    assert test_time_run.returncode == 0, out[-3000:]
-    rows = {line.split(" | ")[0].lstrip("| "): line for line in out.splitlines() if line.startswith("| ")}
-    assert {"HEAD", "this tree"} <= set(rows), out
-    for suite in ("HEAD", "this tree"):
-        assert " passed |" in rows[suite] and "failed" not in rows[suite] and "exit" not in rows[suite]
-    assert rows["this tree"].endswith("| 100% |")
-    assert "this tree against HEAD: median" in out
+def _git(repo, *args):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                   check=True, capture_output=True)
 
 
-def test_test_time_script_reads_counts_and_checks_where_book_comes_from(tmp_path):
-    """pytest's closing line becomes counts (a failing suite's too), and a tree
-    whose own ``book`` is not the one imported is refused."""
+def _marked_repo(repo):
+    """A git repository holding the script, a ``book`` package with MARK = 1,
+    a test and a notebook (for nbval, in a kernel) that both need MARK == 1;
+    committed, then MARK changed to 2 in the work tree."""
+    import shutil
+
+    import nbformat
+
+    (repo / "benchmarks").mkdir(parents=True)
+    shutil.copy(ROOT / "benchmarks" / "suite_time.py", repo / "benchmarks")
+    (repo / "book").mkdir()
+    (repo / "book" / "__init__.py").write_text("MARK = 1\n")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_mark.py").write_text("import book\n\n\ndef test_mark():\n    assert book.MARK == 1\n")
+    (repo / "notebooks").mkdir()
+    cell = nbformat.v4.new_code_cell("import book\nprint(book.MARK)", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), repo / "notebooks" / "mark.ipynb")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "MARK = 1")
+    (repo / "book" / "__init__.py").write_text("MARK = 2\n")      # uncommitted
+
+
+def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
+    """Each suite imports its own commit's ``book``, in pytest and in nbval's
+    kernels, not the installed one: against a throwaway repository whose work
+    tree changed MARK, HEAD's suite passes and this tree's fails, and the
+    printed ratio is that of the printed times."""
+    import re
+    import subprocess
+    import sys
+
+    repo = tmp_path / "repo"
+    _marked_repo(repo)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    done = subprocess.run([sys.executable, str(repo / "benchmarks" / "suite_time.py"), "--baseline", "HEAD",
+                           "--", "--nbval", "--nbval-current-env", "tests", "notebooks"],
+                          cwd=repo, capture_output=True, text=True, timeout=600)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr[-3000:]
+    rows = {r[1]: r for r in (line.split(" | ") for line in out.splitlines() if line.startswith("| 1 |"))}
+    assert set(rows) == {"HEAD", "this tree"}, out
+    assert rows["HEAD"][2:4] == [head[:7], "2 passed"], out
+    assert rows["this tree"][2:4] == [f"{head[:7]} + uncommitted changes", "2 failed (exit 1)"], out
+    wall = {k: float(r[4].removesuffix(" s")) for k, r in rows.items()}
+    printed = re.search(rf"this tree against HEAD \({head}\): (\d+)% of its wall time", out)
+    assert printed, out
+    assert abs(int(printed[1]) - 100 * wall["this tree"] / wall["HEAD"]) <= 1
+
+
+def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsys):
+    """Round 1 runs the baselines first, round 2 this tree first (so neither
+    always meets a cold machine); every run is printed in its round."""
+    script = _suite_time_module()
+    order = []
+    monkeypatch.setattr(script, "export", lambda commit, into: into)
+    monkeypatch.setattr(script, "check_imports_from", lambda tree: None)
+    monkeypatch.setattr(script, "_kill_all", lambda: None)
+    monkeypatch.setattr(script, "_become_subreaper", lambda: False)   # not in pytest's own process
+    monkeypatch.setattr(script.signal, "signal", lambda *args: None)
+
+    def fake_run(tree, args):
+        order.append(tree.name)
+        return script.Timing(2.0 if tree.name == "suite-1" else 1.0, 1.0, {"passed": 3}, 0)
+
+    monkeypatch.setattr(script, "run_suite", fake_run)
+    assert script.main(["--baseline", "HEAD", "--rounds", "3"]) == 0
+    assert order == ["suite-0", "suite-1", "suite-1", "suite-0", "suite-0", "suite-1"]
+    out = capsys.readouterr().out
+    assert out.count("| this tree |") == 3 and out.count("| HEAD |") == 3
+    assert "this tree against HEAD" in out and "200% of its wall time (rounds: 200%, 200%, 200%)" in out
+
+
+def test_suite_time_script_refuses_what_it_cannot_time(tmp_path):
+    """Clear exits for a tree whose ``book`` is not its own, a name that is no
+    commit, a folder that is no git checkout and no rounds; pytest's closing
+    line read as counts."""
+    import shutil
+    import subprocess
+    import sys
+
     import pytest
 
-    script = _test_time_module()
+    script = _suite_time_module()
     line = "==== 1 failed, 743 passed, 10 skipped, 2 warnings in 499.12s (0:08:19) ===="
-    assert script.counts_of("collected 754 items\n...\n" + line) == {
+    assert script.counts_of("collected 754 items\n3 passed tests below\n" + line) == {
         "failed": 1, "passed": 743, "skipped": 10, "warnings": 2}
-    assert script.counts_of("no tests ran in 1.51s") == {}
-    script.check_imports_from(ROOT)                   # this tree's book: accepted
+    assert script.counts_of("==== 5 skipped in 0.10s ====") == {"skipped": 5}
+    assert script.counts_of("==== no tests ran in 1.51s ====") == {}
+    script.check_imports_from(ROOT)                          # this checkout's own book
     with pytest.raises(SystemExit, match="not from"):
-        script.check_imports_from(tmp_path)           # no book here: the installed one is found
+        script.check_imports_from(tmp_path)                  # no book there: the installed one is found
+    with pytest.raises(SystemExit, match="--baseline must name a commit"):
+        script.resolve("--output=x")
+    with pytest.raises(SystemExit):
+        script.main(["--rounds", "0"])
+    (tmp_path / "benchmarks").mkdir()
+    shutil.copy(ROOT / "benchmarks" / "suite_time.py", tmp_path / "benchmarks")
+    done = subprocess.run([sys.executable, str(tmp_path / "benchmarks" / "suite_time.py")], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "is not the top of one" in done.stderr, done.stderr
