@@ -141,6 +141,9 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     monkeypatch.setattr(script, "check_imports_from", lambda tree: None)
     monkeypatch.setattr(script, "_kill_all", lambda: None)
     monkeypatch.setattr(script, "_become_subreaper", lambda: False)   # not in pytest's own process
+    monkeypatch.setattr(script, "check_checkout", lambda: None)       # git not needed (an exported suite)
+    monkeypatch.setattr(script, "resolve", lambda rev: "0" * 40)
+    monkeypatch.setattr(script, "this_tree", lambda: script.Suite(script.TREE, "1" * 40, "1111111"))
     monkeypatch.setattr(script.signal, "signal", lambda *args: None)
 
     def fake_run(tree, args):
