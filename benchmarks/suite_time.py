@@ -13,11 +13,12 @@ with the Python that runs this script (so the same ``.venv`` and packages)
 and ``PYTHONPATH`` set to the folder alone, so that ``book``, the notebooks
 and the tests come from the commit. The script checks that ``book`` imports
 from there. Rounds alternate the order: baselines first, then this tree
-first. Run it from a git checkout of the book, on a machine with nothing else
-heavy running::
+first (``--tree-first`` starts the other way). Run it from a git checkout
+of the book, on a machine with nothing else heavy running::
 
     python benchmarks/suite_time.py                     # against 0fe8116 and ff5882e
     python benchmarks/suite_time.py --baseline 0fe8116 --rounds 2
+    python benchmarks/suite_time.py --tree-first        # a second round, the other way
     python benchmarks/suite_time.py --baseline HEAD -- tests/test_validate.py
 
 Arguments after ``--`` go to every suite's pytest. Without them each suite
@@ -244,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", action="append", metavar="REV",
                         help=f"a commit whose suite to time (repeatable; default: {' and '.join(BASELINES)})")
     parser.add_argument("--rounds", type=int, default=1, help="rounds of all suites, order alternating (default 1)")
+    parser.add_argument("--tree-first", action="store_true",
+                        help="round 1 runs this tree first (later rounds still alternate)")
     parser.add_argument("pytest_args", nargs="*", help="arguments for every suite's pytest, after --")
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -265,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             for tree in trees.values():
                 check_imports_from(tree)
             for r in range(1, args.rounds + 1):
-                order = suites if r % 2 else suites[::-1]
+                order = suites if (r % 2 == 1) != args.tree_first else suites[::-1]
                 for s in order:
                     t = run_suite(trees[s.label], args.pytest_args)
                     runs[s.label].append(t)

@@ -134,7 +134,8 @@ def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
 
 def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsys):
     """Round 1 runs the baselines first, round 2 this tree first (so neither
-    always meets a cold machine); every run is printed in its round."""
+    always meets a cold machine), or the other way with --tree-first; every
+    run is printed in its round."""
     script = _suite_time_module()
     order = []
     monkeypatch.setattr(script, "export", lambda commit, into: into)
@@ -156,6 +157,9 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     out = capsys.readouterr().out
     assert out.count("| this tree |") == 3 and out.count("| HEAD |") == 3
     assert "this tree against HEAD" in out and "200% of its wall time (rounds: 200%, 200%, 200%)" in out
+    order.clear()
+    assert script.main(["--baseline", "HEAD", "--rounds", "2", "--tree-first"]) == 0
+    assert order == ["suite-1", "suite-0", "suite-0", "suite-1"]
 
 
 def test_suite_time_script_refuses_what_it_cannot_time(tmp_path):
