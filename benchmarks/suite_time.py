@@ -7,14 +7,15 @@ This script makes that measurement.
 Every suite is a fresh copy of a commit, exported with ``git archive`` into a
 temporary folder: each baseline commit, and this tree as ``git stash create``
 records it (``HEAD`` plus the uncommitted changes to tracked files; untracked
-files are left out). So every suite starts the same way, without caches. A
-suite runs in its folder as ``python -m pytest -p no:cacheprovider [ARGS]``,
-with the Python that runs this script (so the same ``.venv`` and packages)
-and ``PYTHONPATH`` set to the folder alone, so that ``book``, the notebooks
-and the tests come from the commit. The script checks that ``book`` imports
-from there. Rounds alternate the order: baselines first, then this tree
-first (``--tree-first`` starts the other way). Run it from a git checkout
-of the book, on a machine with nothing else heavy running::
+files are left out, with a warning). Every run gets a copy of its own, so
+every run starts the same way, without caches. A suite runs in its folder as
+``python -m pytest -p no:cacheprovider [ARGS]``, with the Python that runs
+this script (so the same ``.venv`` and packages) and ``PYTHONPATH`` set to
+the folder alone, so that ``book``, the notebooks and the tests come from
+the commit. The script checks that ``book`` imports from there. Rounds
+alternate the order: baselines first, then this tree first
+(``--tree-first`` starts the other way). Run it from a git checkout of the
+book, on a machine with nothing else heavy running::
 
     python benchmarks/suite_time.py                     # against 0fe8116 and ff5882e
     python benchmarks/suite_time.py --baseline 0fe8116 --rounds 2
@@ -24,14 +25,18 @@ of the book, on a machine with nothing else heavy running::
 Arguments after ``--`` go to every suite's pytest. Without them each suite
 runs its default run, the one ``make test`` runs.
 
-Wall time is the clock around ``python -m pytest``, start-up included. CPU
+Wall time is the clock from starting ``python -m pytest`` to its exit. CPU
 time is user plus system time of every process the suite started, directly
 or not. On Linux the script is a child subreaper, so that processes orphaned
-along the way are handed to it and reaped, and their time counts too;
-elsewhere their time is missed. A suite that fails some of its tests (exit
-1) is timed and reported with its failures counted. Any other exit (a
-collection or usage error, a timeout) stops the script, and its children
-are killed. The README quotes the output with the machine it came from.
+along the way are handed to it and reaped, and their time counts too
+(processes still running 30 s after pytest ends are killed, with a warning,
+and counted); elsewhere their time is missed. A suite that fails some of
+its tests (exit 1) is timed and reported with its failures counted. Any
+other exit (a collection or usage error, a timeout) stops the script. On a
+timeout, Ctrl-C, kill or hang-up the suite's processes are killed (on
+Linux all of them; elsewhere pytest's process group) and the temporary
+folder is removed. The README quotes the output with the machine it came
+from.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import signal
 import statistics
 import subprocess
@@ -197,36 +203,57 @@ def _reap(wait: float) -> int:
             time.sleep(0.1)
 
 
-def _kill_all() -> None:
-    """Kill every descendant (a suite stopped early leaves its background jobs)."""
-    for pid in _descendants():
+def _kill_all(tries: int = 10) -> None:
+    """Kill every descendant, again while new ones appear (a suite stopped
+    early leaves its background jobs, and they may start more)."""
+    for _ in range(tries):
+        pids = _descendants()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _reap(5.0)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill a suite's pytest with its process group, then every other descendant."""
+    if proc.poll() is None:
         try:
-            os.kill(pid, signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    _reap(5.0)
+        proc.wait()
+    _kill_all()
 
 
 def run_suite(tree: Path, pytest_args: list[str], timeout: float = TIMEOUT) -> Timing:
-    """Run ``python -m pytest`` in ``tree``; its wall and CPU time and its counts."""
+    """Run ``python -m pytest`` in ``tree``; its wall and CPU time and its counts.
+    Processes of the suite still running 30 s after pytest ends are killed
+    (with a warning) and counted."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *pytest_args], cwd=tree,
-                            env=environment(tree), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    try:
-        output, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_all()
-        raise SystemExit(f"the suite in {tree} took over {timeout:.0f} s") from None
-    finally:
-        if proc.poll() is None:
-            _kill_all()
-    wall = time.perf_counter() - start
+    with tempfile.TemporaryFile("w+") as log:   # a file, not a pipe: a leftover process cannot hold it open
+        start = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *pytest_args],
+                                cwd=tree, env=environment(tree), stdout=log, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise SystemExit(f"the suite in {tree} took over {timeout:.0f} s") from None
+        finally:
+            if proc.poll() is None:
+                _stop(proc)
+        wall = time.perf_counter() - start
+        log.seek(0)
+        output = log.read()
     left = _reap(30.0)
     if left:
-        print(f"warning: {left} processes of the suite in {tree} still run; their time is not counted",
+        print(f"warning: {left} processes of the suite in {tree} still ran 30 s after pytest; killed",
               file=sys.stderr)
+        _kill_all()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     counts = counts_of(output)
@@ -251,11 +278,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.baseline and len(set(args.baseline)) < len(args.baseline):
+        parser.error("--baseline names the same commit twice")
     check_checkout()
     suites = [Suite(rev, resolve(rev), resolve(rev)[:7]) for rev in args.baseline or BASELINES]
     suites.append(this_tree())
+    if suites[-1].note.endswith("changes"):
+        untracked = git("ls-files", "--others", "--exclude-standard").splitlines()
+        if untracked:
+            print(f"warning: {len(untracked)} untracked files are not in this tree's suite "
+                  f"(git add them to include them): {', '.join(untracked[:5])}", file=sys.stderr)
     subreaper = _become_subreaper()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # clean up on kill, as on Ctrl-C
+    for sig in (signal.SIGTERM, signal.SIGHUP):   # clean up on kill or hang-up, as on Ctrl-C
+        signal.signal(sig, lambda number, _: sys.exit(128 + number))
     runs: dict[str, list[Timing]] = {s.label: [] for s in suites}
     print(f"pytest {' '.join(args.pytest_args) or '(each suite default run)'}; {args.rounds} round(s); "
           f"{os.cpu_count()} CPUs; {sys.executable}; CPU time of orphans "
@@ -264,13 +299,13 @@ def main(argv: list[str] | None = None) -> int:
     print("| ---: | --- | --- | --- | ---: | ---: |", flush=True)
     try:
         with tempfile.TemporaryDirectory(prefix="book-suite-time-") as tmp:
-            trees = {s.label: export(s.commit, Path(tmp) / f"suite-{i}") for i, s in enumerate(suites)}
-            for tree in trees.values():
-                check_imports_from(tree)
             for r in range(1, args.rounds + 1):
                 order = suites if (r % 2 == 1) != args.tree_first else suites[::-1]
-                for s in order:
-                    t = run_suite(trees[s.label], args.pytest_args)
+                for s in order:   # a fresh copy for every run: no caches from an earlier round
+                    tree = export(s.commit, Path(tmp) / f"suite-{suites.index(s)}-round-{r}")
+                    check_imports_from(tree)
+                    t = run_suite(tree, args.pytest_args)
+                    shutil.rmtree(tree, ignore_errors=True)
                     runs[s.label].append(t)
                     print(f"| {r} | {s.label} | {s.note} | {describe(t)} | {t.wall:.2f} s | {t.cpu:.1f} s |",
                           flush=True)

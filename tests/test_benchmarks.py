@@ -75,10 +75,32 @@ def _suite_time_module():
 
 
 def _git(repo, *args):
+    import shutil
     import subprocess
 
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                   check=True, capture_output=True)
+    import pytest
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not on PATH")
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
+                    *args], check=True, capture_output=True)
+
+
+def _run_script(script, *args, cwd):
+    """Run a copy of the script in its own session; kill the session on a timeout."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, str(script), *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    return proc.returncode, out, err
 
 
 def _marked_repo(repo):
@@ -112,16 +134,13 @@ def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
     printed ratio is that of the printed times."""
     import re
     import subprocess
-    import sys
 
     repo = tmp_path / "repo"
     _marked_repo(repo)
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    done = subprocess.run([sys.executable, str(repo / "benchmarks" / "suite_time.py"), "--baseline", "HEAD",
-                           "--", "--nbval", "--nbval-current-env", "tests", "notebooks"],
-                          cwd=repo, capture_output=True, text=True, timeout=600)
-    out = done.stdout
-    assert done.returncode == 0, out + done.stderr[-3000:]
+    code, out, err = _run_script(repo / "benchmarks" / "suite_time.py", "--baseline", "HEAD",
+                                 "--", "--nbval", "--nbval-current-env", "tests", "notebooks", cwd=repo)
+    assert code == 0, out + err[-3000:]
     rows = {r[1]: r for r in (line.split(" | ") for line in out.splitlines() if line.startswith("| 1 |"))}
     assert set(rows) == {"HEAD", "this tree"}, out
     assert rows["HEAD"][2:4] == [head[:7], "2 passed"], out
@@ -136,6 +155,8 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     """Round 1 runs the baselines first, round 2 this tree first (so neither
     always meets a cold machine), or the other way with --tree-first; every
     run is printed in its round."""
+    from types import SimpleNamespace
+
     script = _suite_time_module()
     order = []
     monkeypatch.setattr(script, "export", lambda commit, into: into)
@@ -145,11 +166,13 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     monkeypatch.setattr(script, "check_checkout", lambda: None)       # git not needed (an exported suite)
     monkeypatch.setattr(script, "resolve", lambda rev: "0" * 40)
     monkeypatch.setattr(script, "this_tree", lambda: script.Suite(script.TREE, "1" * 40, "1111111"))
-    monkeypatch.setattr(script.signal, "signal", lambda *args: None)
+    monkeypatch.setattr(script, "signal", SimpleNamespace(signal=lambda *args: None, SIGTERM=15, SIGHUP=1))
 
     def fake_run(tree, args):
-        order.append(tree.name)
-        return script.Timing(2.0 if tree.name == "suite-1" else 1.0, 1.0, {"passed": 3}, 0)
+        suite, _, round_ = tree.name.partition("-round-")
+        order.append(suite)
+        assert round_ == str(1 + (len(order) - 1) // 2)      # a copy of its own, named by its round
+        return script.Timing(2.0 if suite == "suite-1" else 1.0, 1.0, {"passed": 3}, 0)
 
     monkeypatch.setattr(script, "run_suite", fake_run)
     assert script.main(["--baseline", "HEAD", "--rounds", "3"]) == 0
@@ -162,13 +185,12 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     assert order == ["suite-1", "suite-0", "suite-0", "suite-1"]
 
 
-def test_suite_time_script_refuses_what_it_cannot_time(tmp_path):
+def test_suite_time_script_refuses_what_it_cannot_time(tmp_path, monkeypatch):
     """Clear exits for a tree whose ``book`` is not its own, a name that is no
-    commit, a folder that is no git checkout and no rounds; pytest's closing
-    line read as counts."""
+    commit, a folder that is no git checkout, no rounds and a suite named twice;
+    pytest's closing line read as counts."""
     import shutil
     import subprocess
-    import sys
 
     import pytest
 
@@ -181,12 +203,24 @@ def test_suite_time_script_refuses_what_it_cannot_time(tmp_path):
     script.check_imports_from(ROOT)                          # this checkout's own book
     with pytest.raises(SystemExit, match="not from"):
         script.check_imports_from(tmp_path)                  # no book there: the installed one is found
-    with pytest.raises(SystemExit, match="--baseline must name a commit"):
-        script.resolve("--output=x")
     with pytest.raises(SystemExit):
         script.main(["--rounds", "0"])
-    (tmp_path / "benchmarks").mkdir()
-    shutil.copy(ROOT / "benchmarks" / "suite_time.py", tmp_path / "benchmarks")
-    done = subprocess.run([sys.executable, str(tmp_path / "benchmarks" / "suite_time.py")], cwd=tmp_path,
-                          capture_output=True, text=True)
-    assert done.returncode == 1 and "is not the top of one" in done.stderr, done.stderr
+    with pytest.raises(SystemExit):
+        script.main(["--baseline", "HEAD", "--baseline", "HEAD"])       # the same suite twice
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "f").write_text("1")
+    _git(repo, "add", "f")
+    _git(repo, "commit", "-qm", "one")
+    monkeypatch.setattr(script, "ROOT", repo)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert script.resolve("HEAD") == head and len(head) == 40
+    for bad in ("--output=x", "no-such-commit", f"{head}:f"):     # an option, no name, a file
+        with pytest.raises(SystemExit, match="--baseline must name a commit"):
+            script.resolve(bad)
+    outside = tmp_path / "outside"
+    (outside / "benchmarks").mkdir(parents=True)
+    shutil.copy(ROOT / "benchmarks" / "suite_time.py", outside / "benchmarks")
+    code, _, err = _run_script(outside / "benchmarks" / "suite_time.py", cwd=outside)
+    assert code == 1 and "is not the top of one" in err, err
