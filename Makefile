@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: book test test-fast lab notebooks clean
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-reader.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -r requirements.txt

@@ -3,7 +3,7 @@
 The baseline is the experiment as the book ran it before seeds were trained
 together or stopped early: the fibonacci task, 5 schemes x 3 seeds, all 300
 steps (``--stop-loss none``), every model trained alone (``--separate``),
-the run stored in ``notebooks/results/fibonacci.json``. The candidate is
+the run stored in ``book/results/fibonacci.json``. The candidate is
 whatever command line is given after ``--`` (default:
 ``python -m book.experiments``, today's default experiment). Each round runs the baseline and the candidate one after the
 other, so that both see the same machine; the ratio printed is the median

@@ -16,7 +16,7 @@ With ``--compile OUT.json`` it also times a ``torch.compile``d (fused)
 rotation with the cos/sin cache, which reads ``x`` and the cache and writes
 the result in one pass, next to the eager forms and a copy, and writes the
 measurement with the machine it came from to ``OUT.json`` (chapter 10 reads
-``notebooks/results/rope_compile.json``): the times, the bytes that
+``book/results/rope_compile.json``): the times, the bytes that
 ``book.numerics.memory_traffic`` counts for the copy and the eager form, the
 bytes of one fused pass (by construction: read ``x`` and the cache, write
 the result; inductor does not count bytes on the CPU), and the number of

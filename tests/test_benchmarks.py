@@ -43,7 +43,7 @@ def test_rope_speed_compiled_measurement_has_what_chapter_10_reads(monkeypatch):
     assert got["bytes_counted"] == {"copy": 2 * x_bytes, "eager, interleaved cache": 9 * x_bytes + 4 * 16 * 4 * 4}
     assert got["bytes_one_pass"] == {"compiled (fused), interleaved cache": 2 * x_bytes + 2 * 16 * 4 * 4}
     assert got["generated_kernels"] == 0          # torch.compile replaced: inductor generated nothing
-    stored = json.loads((ROOT / "notebooks" / "results" / "rope_compile.json").read_text())
+    stored = json.loads((ROOT / "book" / "results" / "rope_compile.json").read_text())
     assert set(stored) == set(got) and set(stored["ratio_to_copy"]) == set(got["ratio_to_copy"])
 
 
@@ -60,7 +60,7 @@ def test_experiment_speed_baseline_is_the_stored_earlier_default():
     spec.loader.exec_module(speed)
     args = experiments._parser().parse_args([a for a in speed.BASELINE if a != "--separate"])
     config = experiments._config_from_args(args)
-    stored = json.loads((ROOT / "notebooks" / "results" / "fibonacci.json").read_text())
+    stored = json.loads((ROOT / "book" / "results" / "fibonacci.json").read_text())
     assert config.stop_loss is None and config == experiments.Config.from_results(stored)
 
 

@@ -368,7 +368,7 @@ def _untrained_table():
 def _chapter8_results():
     import json
 
-    return {"results": {task: json.loads((ROOT / "notebooks" / "results" / f"{task}.json").read_text())
+    return {"results": {task: json.loads((ROOT / "book" / "results" / f"{task}.json").read_text())
                         for task in ("local_sum", "fibonacci", "copy")}}
 
 

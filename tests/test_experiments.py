@@ -16,7 +16,7 @@ import torch
 from book import experiments as ex
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = ROOT / "notebooks" / "results"
+COMMITTED = ROOT / "book" / "results"
 TINY = ex.Config(schemes=("rope", "learned"), seeds=(0,), steps=20, train_len=8, test_len=12, eval_seqs=16)
 
 

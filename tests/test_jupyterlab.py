@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "notebooks" / "results" / "fibonacci.json"
+RESULTS = ROOT / "book" / "results" / "fibonacci.json"
 
 #: (explorer, the code that shows it); one notebook cell each.
 EXPLORERS = [

@@ -160,11 +160,20 @@ def test_each_chapter_starts_with_the_same_install_cell():
     assert "%pip install" in cell
 
 
+def test_the_install_cell_installs_this_edition():
+    """The install cell pins the git tag of this edition, the tag of book.__version__."""
+    import book
+
+    cell = source(code_cells(load(NOTEBOOKS[0]))[0])
+    tags = re.findall(r'^EDITION = "([^"]+)"', cell, flags=re.M)
+    assert tags == [f"v{book.__version__}"], f"install cell pins {tags}, book is {book.__version__}"
+    assert "git+{REPO}@{EDITION}" in cell
+
+
 def test_chapter_imports_come_with_the_notebooks_extra():
     """Every module a chapter imports is stdlib, `book`, or installed by book[notebooks]."""
     import ast
     import sys
-
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -213,4 +222,6 @@ def test_install_cell_installs_book_only_when_missing(monkeypatch, request):
                         lambda name, *a: None if name == "book" else real_find_spec(name, *a))
     assert shell.run_cell(cell).success
     repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
-    assert calls == [f'install --quiet "book[notebooks] @ git+{repo}"']
+    import book
+
+    assert calls == [f'install --quiet "book[notebooks] @ git+{repo}@v{book.__version__}"']

@@ -1,0 +1,67 @@
+"""The book's committed results, shipped with the package.
+
+Chapter 8 reads the experiments that ``python -m book.experiments`` wrote,
+and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
+wrote. They live in this package (``book/results/*.json``), so a chapter
+run from any folder, or opened alone in Colab with the book installed from
+a wheel, finds them through :func:`load`. A file that is missing is never
+recomputed behind the reader's back: :func:`load` raises and names the
+command that makes it (minutes of training, or a C++ compiler).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+__all__ = ["COMMANDS", "names", "load"]
+
+_EXPERIMENT = "python -m book.experiments"
+
+#: name -> the command, run from the repository root, that writes ``book/results/<name>.json``.
+COMMANDS: dict[str, str] = {
+    "local_sum": f"{_EXPERIMENT} --output book/results/local_sum.json",
+    "local_sum_full": f"{_EXPERIMENT} --stop-loss none --output book/results/local_sum_full.json",
+    "fibonacci": (f"{_EXPERIMENT} --task fibonacci --schemes none sinusoidal learned rope alibi "
+                  "--seeds 0 1 2 --steps 300 --lr 0.005 --stop-loss none --output book/results/fibonacci.json"),
+    "copy": (f"{_EXPERIMENT} --task copy --schemes none sinusoidal learned rope alibi --seeds 0 1 2 "
+             "--train-len 8 --test-len 16 --steps 1500 --lr 0.005 --stop-loss none "
+             "--output book/results/copy.json"),
+    "rope_compile": ("python benchmarks/rope_speed.py --lengths 2048 "
+                     "--compile book/results/rope_compile.json"),
+}
+
+
+def names() -> list[str]:
+    """The names of the results this installation ships, sorted (``"local_sum"``, ...)."""
+    return sorted(f.name[:-5] for f in resources.files(__name__).iterdir() if f.name.endswith(".json"))
+
+
+def load(name: str) -> dict[str, Any]:
+    """The committed result ``name`` (``book/results/<name>.json``), parsed.
+
+    Read with ``importlib.resources``, so it works the same from the
+    repository, an installed wheel or a zip.
+
+    Args:
+        name: a result's name without ``.json``, one of :data:`COMMANDS`
+            (``"local_sum"``, ``"local_sum_full"``, ``"fibonacci"``,
+            ``"copy"``, ``"rope_compile"``).
+
+    Raises:
+        TypeError: if ``name`` is not a string.
+        ValueError: if ``name`` is not a result the book knows.
+        FileNotFoundError: if the file is not installed; the message gives
+            the command that writes it.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {type(name).__name__}")
+    if name not in COMMANDS:
+        raise ValueError(f"name must be one of {sorted(COMMANDS)}, not {name!r}")
+    file = resources.files(__name__) / f"{name}.json"
+    if not file.is_file():
+        raise FileNotFoundError(
+            f"the book's result {name!r} is not installed (book/results/{name}.json). "
+            f"Make it from the repository root with:\n    {COMMANDS[name]}")
+    return json.loads(file.read_text(encoding="utf-8"))
