@@ -1,14 +1,19 @@
-"""Student copies of the chapters: solutions removed, outputs cleared.
+"""Reader editions and student copies of the chapters.
 
 Usage::
 
+    python -m book.classroom reader OUT_DIR [--root DIR]
     python -m book.classroom student OUT_DIR [--notebooks DIR]
 
-Every cell tagged ``solution`` (the hidden solution blocks after each
-exercise) is dropped; every code cell loses its outputs and execution count,
-so students run the chapter themselves. Exercise cells (tagged ``exercise``)
-and everything else are kept as they are. The chapters in ``notebooks/`` are
-not modified.
+``reader`` writes every chapter and the teachers' page as a notebook that
+reads without MyST (``book.editions``: glued numbers inlined, citations,
+references and directives in plain Markdown), with its stored outputs.
+
+``student`` starts from the reader editions of the chapters: every cell
+tagged ``solution`` (the hidden solution blocks after each exercise) is
+dropped; every code cell loses its outputs and execution count, so students
+run the chapter themselves. Exercise cells (tagged ``exercise``) and
+everything else are kept. The chapters in ``notebooks/`` are not modified.
 
 ``unbound_names`` checks, without running anything, that a student copy
 still runs: every name a kept cell reads must be bound by an earlier kept
@@ -25,7 +30,7 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["student_copy", "write_student_notebooks", "unbound_names", "main"]
+__all__ = ["student_copy", "write_student_notebooks", "write_reader_notebooks", "unbound_names", "main"]
 
 SOLUTION_TAG = "solution"
 
@@ -111,44 +116,69 @@ def unbound_names(nb: nbformat.NotebookNode) -> list[str]:
 def write_student_notebooks(source_dir: Path, out_dir: Path) -> list[Path]:
     """Write a student copy of every ``*.ipynb`` in ``source_dir`` into ``out_dir``.
 
+    Each copy is made from the chapter's reader edition (``book.editions``),
+    so it carries no MyST syntax; ``source_dir``'s parent must be the book's
+    repository (its ``_toc.yml`` numbers the chapters).
+
     Raises:
-        FileNotFoundError: if ``source_dir`` holds no notebooks.
+        FileNotFoundError: if ``source_dir`` holds no notebooks, or its parent no ``_toc.yml``.
         ValueError: if ``out_dir`` is ``source_dir`` (the chapters would be overwritten).
     """
+    from .editions import BookIndex, reader_edition
+
     source_dir, out_dir = Path(source_dir), Path(out_dir)
     paths = sorted(source_dir.glob("*.ipynb"))
     if not paths:
         raise FileNotFoundError(f"no notebooks (*.ipynb) in {source_dir}")
     if out_dir.resolve() == source_dir.resolve():
         raise ValueError("out_dir must differ from the notebooks folder, or the chapters would be overwritten")
+    if not (source_dir.parent / "_toc.yml").is_file():
+        raise FileNotFoundError(f"no _toc.yml in {source_dir.parent}: the notebooks must be the book's chapters")
+    index = BookIndex.from_repository(source_dir.parent)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         target = out_dir / path.name
-        nbformat.write(student_copy(nb), target)
+        nbformat.write(student_copy(reader_edition(nb, path.name, index)), target)
         written.append(target)
     return written
+
+
+def write_reader_notebooks(root: Path, out_dir: Path) -> list[Path]:
+    """Write the reader editions of the book in ``root`` into ``out_dir`` (see ``book.editions``)."""
+    from .editions import write_reader_notebooks as write
+
+    return write(root, out_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m book.classroom`` with ``argv`` (default: ``sys.argv[1:]``).
 
-    ``student OUT_DIR [--notebooks DIR]`` writes the students' copies with
-    ``write_student_notebooks``, prints each path written and returns 0. A
+    ``reader OUT_DIR [--root DIR]`` writes the reader editions with
+    ``write_reader_notebooks``; ``student OUT_DIR [--notebooks DIR]`` writes
+    the students' copies with ``write_student_notebooks``. Each prints every
+    path written and returns 0. A
     missing folder or an invalid notebook exits through ``argparse`` with
     status 2 and the error message.
     """
     parser = argparse.ArgumentParser(prog="python -m book.classroom", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    reader = sub.add_parser("reader", help="write reader editions (no MyST syntax, outputs kept)")
+    reader.add_argument("out_dir", type=Path, help="folder to write the reader editions into")
+    reader.add_argument("--root", type=Path, default=Path("."),
+                        help="the book's repository, with _toc.yml (default: the current folder)")
     student = sub.add_parser("student", help="write student notebooks (solutions removed, outputs cleared)")
     student.add_argument("out_dir", type=Path, help="folder to write the student notebooks into")
     student.add_argument("--notebooks", type=Path, default=Path("notebooks"),
                          help="folder with the chapters (default: notebooks)")
     args = parser.parse_args(argv)
     try:
-        written = write_student_notebooks(args.notebooks, args.out_dir)
+        if args.command == "reader":
+            written = write_reader_notebooks(args.root, args.out_dir)
+        else:
+            written = write_student_notebooks(args.notebooks, args.out_dir)
     except (FileNotFoundError, ValueError) as err:
         parser.error(str(err))
     for path in written:

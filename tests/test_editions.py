@@ -1,0 +1,170 @@
+"""Reader editions: no MyST left, code and outputs unchanged, and every inlined
+value, reference and citation equal to what the website shows."""
+
+from __future__ import annotations
+
+import collections
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+from book import classroom, editions
+
+ROOT = Path(__file__).resolve().parents[1]
+INDEX = editions.BookIndex.from_repository(ROOT)
+SOURCES = [ROOT / "notebooks" / name for name in INDEX.chapters] + [ROOT / "guide" / "teachers.ipynb"]
+LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def page_of(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}.html"
+
+
+@pytest.fixture(scope="module")
+def readers(tmp_path_factory):
+    """(reader edition, glue values inlined) of every chapter and the teachers' page."""
+    out = {}
+    for path in SOURCES:
+        pasted: list[str] = []
+        out[path] = (editions.reader_edition(nbformat.read(path, as_version=4), path.name, INDEX, pasted), pasted)
+    return out
+
+
+def markdown_of(nb) -> str:
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_the_index_knows_the_book():
+    assert list(INDEX.chapters.values()) == list(range(1, 11))
+    assert INDEX.targets["fig-ch8-ranges"].text == "Fig. 8.3"
+    assert INDEX.targets["ex-ch3-sines"].text == "Exercise 3.4"
+    assert INDEX.targets["thm-ch3-rotation"].text == "Theorem 3.1"
+    assert INDEX.citations["vaswani2017attention"] == ("Vaswani et al.", "2017")
+    assert INDEX.site.startswith("https://") and INDEX.site.endswith("/")
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_reader_edition_has_no_myst_and_keeps_code_and_outputs(readers, path):
+    nb, _ = readers[path]
+    nbformat.validate(nb)
+    original = nbformat.read(path, as_version=4)
+    left = [(p, m.group(0)) for p in editions.MYST_PATTERNS
+            for m in re.finditer(p, markdown_of(nb), flags=re.M)]
+    assert not left, f"MyST left in the reader edition: {left[:5]}"
+    code = [(c.source, c.outputs) for c in nb.cells if c.cell_type == "code"]
+    assert code == [(c.source, c.outputs) for c in original.cells if c.cell_type == "code"]
+    # every glue role became a value (more: captions and glued tables hold some too),
+    # every figure got its caption cell
+    assert len(readers[path][1]) >= sum(c.source.count("{glue:text}") for c in original.cells
+                                        if c.cell_type == "markdown")
+    n_figures = sum(bool(c.metadata.get("mystnb", {}).get("figure", {}).get("name")) for c in original.cells)
+    assert sum(c.source.lstrip().startswith('<a id="fig-') for c in nb.cells) == n_figures
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_every_local_link_has_its_anchor(readers, path):
+    anchors = {p.name: set(re.findall(r'<a id="([\w-]+)"></a>', markdown_of(readers[p][0]))) for p in SOURCES}
+    for text, href in LINK.findall(markdown_of(readers[path][0])):
+        if href.startswith("http"):
+            continue
+        doc, _, label = href.partition("#")
+        assert (doc or path.name) in anchors, f"{text!r} links to {href}, which is no reader edition"
+        assert not label or label in anchors[doc or path.name], f"{text!r} links to {href}, which has no anchor"
+
+
+def test_solutions_collapse_and_student_copies_drop_them(readers, tmp_path):
+    nb, _ = readers[ROOT / "notebooks" / "03_rotation.ipynb"]
+    solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+    original = nbformat.read(ROOT / "notebooks" / "03_rotation.ipynb", as_version=4)
+    starts = [c.source for c in solutions if "<summary>Solution to" in c.source]
+    assert len(starts) == sum("{solution-start}" in c.source for c in original.cells) > 0
+    assert all(s.startswith("<details>\n<summary>Solution to Exercise 3.") and s.endswith("</details>")
+               for s in starts)
+    assert all(c.metadata["jupyter"]["source_hidden"] for c in solutions if c.cell_type == "code")
+    written = classroom.main(["student", str(tmp_path), "--notebooks", str(ROOT / "notebooks")])
+    assert written == 0
+    for path in tmp_path.glob("*.ipynb"):
+        student = nbformat.read(path, as_version=4)
+        assert not re.search("|".join(editions.MYST_PATTERNS), markdown_of(student), flags=re.M)
+        assert "<details>" not in markdown_of(student)
+
+
+def test_reader_command_writes_every_chapter_and_the_teachers_page(tmp_path, capsys):
+    assert classroom.main(["reader", str(tmp_path), "--root", str(ROOT)]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.ipynb")) == sorted(p.name for p in SOURCES)
+    with pytest.raises(SystemExit):
+        classroom.main(["reader", str(ROOT / "notebooks"), "--root", str(ROOT)])
+    assert "must differ" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("source, message", [
+    ("```{figure} a.png\n```", "the directive {figure}"),
+    ("Text {eq}`x`.", "the role {eq}"),
+    ("See {numref}`fig-nowhere`.", "unknown reference target"),
+    ("As {cite:p}`nobody2099`.", "unknown citation keys"),
+    ("It is {glue:text}`missing_key`.", "no glued value"),
+    (":::{note}\nHi\n:::", "colon-fence"),
+])
+def test_unknown_markup_raises_instead_of_leaking(source, message):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(source)])
+    with pytest.raises(ValueError, match=re.escape(message)):
+        editions.reader_edition(nb, "x.ipynb", INDEX)
+
+
+def test_glue_values_are_formatted_as_myst_nb_formats_them():
+    glued = nbformat.v4.new_code_cell("", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/plain": "1234567"}, metadata={"scrapbook": {"name": "n", "mime_prefix": ""}}),
+        nbformat.v4.new_output("display_data", data={"text/plain": "'a b'"},
+                               metadata={"scrapbook": {"name": "s", "mime_prefix": ""}})])
+    nb = nbformat.v4.new_notebook(cells=[glued, nbformat.v4.new_markdown_cell(
+        "{glue:text}`n:,` and {glue:text}`s` and `{glue:text}` in code")])
+    assert editions.reader_edition(nb, "x.ipynb", INDEX).cells[1].source == (
+        "1,234,567 and a b and `{glue:text}` in code")
+
+
+# ---------------------------------------------------------------------------
+# Against the website: the same values, references and citations.
+# ---------------------------------------------------------------------------
+
+
+def _site_texts(html: Path, page: str):
+    soup = BeautifulSoup((html / page).read_text(encoding="utf-8"), "html.parser")
+    pasted = [s.get_text() for s in soup.select("span.pasted-text")]
+    refs = collections.defaultdict(set)
+    cites = set()
+    for a in soup.select("article a.reference.internal"):
+        href, text = a.get("href", ""), " ".join(a.get_text(" ", strip=True).split())
+        if "references.html#" in href:
+            cites.add(text.replace(" ,", ","))
+        elif "#" in href:
+            refs[href.split("#", 1)[1]].add(text)
+    return pasted, refs, cites
+
+
+@pytest.mark.slow
+def test_reader_editions_show_what_the_website_shows(built_site, readers):
+    html, result = built_site
+    assert result.returncode == 0, result.stdout[-3000:]
+    for path in SOURCES:
+        nb, pasted = readers[path]
+        site_pasted, site_refs, site_cites = _site_texts(html, page_of(path))
+        assert collections.Counter(pasted) == collections.Counter(site_pasted), (
+            f"{path.name}: inlined values differ from the website's")
+        md = markdown_of(nb)
+        for text, href in LINK.findall(md):
+            if not href.startswith("http"):
+                doc, _, label = href.partition("#")
+                assert not doc or doc in {p.name for p in SOURCES}, href
+                if label:
+                    assert text in site_refs.get(label, ()), (path.name, label, text, site_refs.get(label))
+            elif href.startswith(INDEX.site):
+                page, _, target = href.removeprefix(INDEX.site).partition("#")
+                assert (html / page).is_file(), href
+                if page == "references.html" and re.search(r"\d{4}\)?$", text):    # a citation
+                    assert text.strip("()") in site_cites or any(
+                        text.endswith(f"({c.split(', ')[-1]})") for c in site_cites), (path.name, text)
+                if target:
+                    assert f'id="{target}"' in (html / page).read_text(encoding="utf-8"), href
