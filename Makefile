@@ -2,13 +2,14 @@
 #   make book   - build the website into _build/html (opens from _build/html/index.html)
 #   make test   - run every test: library, notebooks (nbval, also under other CPU kernels),
 #                 student copies, strict book build, browser and JupyterLab tests
+#   make reader - write the reader editions (reader/: no MyST, for Binder, Colab, download)
 #   make test-fast - the same without the slow second executions and the browser tests
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-fast lab notebooks clean
+.PHONY: book test test-fast lab notebooks reader clean
 
 $(STAMP): requirements.txt requirements-reader.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,9 @@ lab: $(STAMP)
 
 notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py --all
+
+reader: $(STAMP)
+	$(BIN)/python -m book.classroom reader reader
 
 clean:
 	rm -rf _build

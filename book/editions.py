@@ -422,8 +422,8 @@ def reader_edition(nb: nbformat.NotebookNode, doc: str, index: BookIndex,
         if figure.get("name"):
             number = index.targets[figure["name"]].text
             caption = conv.inline(conv.markdown(figure.get("caption", "")))
-            cells.append(nbformat.v4.new_markdown_cell(
-                f'<a id="{figure["name"]}"></a>\n\n**{number}.** {caption}'))
+            cells.append(nbformat.v4.new_markdown_cell(       # a stable id: editions stay reproducible
+                f'<a id="{figure["name"]}"></a>\n\n**{number}.** {caption}', id=f"caption-{figure['name']}"[:64]))
     out.cells = cells
     if pasted is not None:
         pasted.extend(conv.pasted)

@@ -58,6 +58,8 @@ def test_student_copy_binds_every_name(path):
     nb = nbformat.read(path, as_version=4)
     assert classroom.unbound_names(nb) == []
     assert classroom.unbound_names(classroom.student_copy(nb)) == []
+    reader = editions.reader_edition(nb, path.name, editions.BookIndex.from_repository(ROOT))
+    assert classroom.unbound_names(classroom.student_copy(reader)) == []
     # The check reads real names: without its setup cell, the chapter breaks.
     setup = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "import book" in c.source)
     del nb.cells[setup]

@@ -168,3 +168,37 @@ def test_reader_editions_show_what_the_website_shows(built_site, readers):
                         text.endswith(f"({c.split(', ')[-1]})") for c in site_cites), (path.name, text)
                 if target:
                     assert f'id="{target}"' in (html / page).read_text(encoding="utf-8"), href
+
+
+def test_committed_reader_editions_are_current(tmp_path):
+    """reader/ (what Binder, Colab and the download button open) is what `make reader` writes now."""
+    classroom.write_reader_notebooks(ROOT, tmp_path)
+    committed = sorted(p.name for p in (ROOT / "reader").glob("*.ipynb"))
+    assert committed == sorted(p.name for p in tmp_path.glob("*.ipynb")), "run make reader"
+    stale = [name for name in committed
+             if nbformat.read(ROOT / "reader" / name, as_version=4) != nbformat.read(tmp_path / name, as_version=4)]
+    assert not stale, f"reader editions out of date (run make reader): {stale}"
+
+
+@pytest.mark.slow
+def test_launch_and_download_links_open_the_reader_edition(built_site):
+    import book
+
+    html, result = built_site
+    assert result.returncode == 0, result.stdout[-3000:]
+    tag = f"v{book.__version__}"
+    for path in SOURCES:
+        soup = BeautifulSoup((html / page_of(path)).read_text(encoding="utf-8"), "html.parser")
+        links = [a["href"] for a in soup.select(".header-article a[href], .dropdown-menu a[href]")]
+        binder = [h for h in links if "mybinder.org" in h]
+        colab = [h for h in links if "colab.research.google.com" in h]
+        download = [h for h in links if h.endswith(".ipynb") and not h.startswith("http")]
+        assert binder == [f"https://mybinder.org/v2/gh/positional-encoding-interactively/book/{tag}"
+                          f"?urlpath=lab/tree/reader/{path.name}"], binder
+        assert colab == [f"https://colab.research.google.com/github/positional-encoding-interactively/book/blob/"
+                         f"{tag}/reader/{path.name}"], colab
+        assert len(download) == 1 and (html / page_of(path)).parent.joinpath(download[0]).resolve() == (
+            html / "reader" / path.name).resolve(), download
+        # each launch link opens a file that is committed at that path, and the download is the same file
+        assert (ROOT / "reader" / path.name).is_file()
+        assert (html / "reader" / path.name).read_bytes() == (ROOT / "reader" / path.name).read_bytes()

@@ -74,6 +74,9 @@ def lab(tmp_path_factory):
     """JupyterLab from this environment, serving a folder with the explorers' notebook."""
     folder = tmp_path_factory.mktemp("lab")
     _notebook(folder)
+    from book import editions
+
+    editions.write_reader_notebooks(ROOT, folder / "reader")
     settings = folder / ".settings"
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
@@ -189,3 +192,28 @@ def test_explorer_renders_and_redraws(notebook, index, name):
     else:
         output.locator("input[type=checkbox]").first.click()
     assert changed(60), f"{name}: the figure did not change after moving a control"
+
+
+def test_reader_edition_shows_the_numbers_in_its_prose(lab, browser, tmp_path):
+    """Chapter 8's reader edition, opened (not run) in JupyterLab, shows its first
+    results paragraph with the numbers the website glues, and no MyST markup."""
+    from book import results
+
+    config = results.load("fibonacci")["config"]
+    expected = (f"committed results (book/results/fibonacci.json: {len(config['schemes'])} schemes, seeds "
+                f"{', '.join(map(str, config['seeds']))}, {config['steps']} steps at learning rate {config['lr']}")
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith((lab, "data:", "blob:"))
+                  else r.abort())
+    page = context.new_page()
+    page.goto(f"{lab}/lab/tree/reader/08_extrapolation.ipynb")
+    page.wait_for_selector(".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown", timeout=90_000)
+    paragraph = page.locator(".jp-RenderedMarkdown p", has_text="committed results (").first
+    paragraph.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(tmp_path / "reader_ch8.png"))
+    text = " ".join(paragraph.inner_text().split())
+    assert expected in text, text
+    rendered = page.locator(".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown").all_inner_texts()
+    assert rendered and not any("{glue" in t or "{cite" in t or "{py:" in t for t in rendered)
+    context.close()
