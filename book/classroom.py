@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             written = write_reader_notebooks(args.root, args.out_dir)
         else:
             written = write_student_notebooks(args.notebooks, args.out_dir)
-    except (FileNotFoundError, ValueError) as err:
+    except (OSError, ValueError, TypeError) as err:      # a missing folder, an OUT_DIR that is a file, ...
         parser.error(str(err))
     for path in written:
         print(f"wrote {path}")

@@ -11,22 +11,27 @@ is the same notebook with every Markdown cell turned into plain Markdown:
   myst-nb formats it on the website (``myst_nb.core.variables.format_plain_text``);
 - citations become author-year text, ``Vaswani et al. (2017)`` or
   ``(Vaswani et al., 2017)``, linked to the website's bibliography;
-- ``{ref}``, ``{numref}`` and ``{prf:ref}`` become the target's number or
-  title as the website shows it (``Fig. 8.3``, ``Exercise 3.4``,
-  ``Theorem 3.1``), linked to an anchor in the chapter's reader edition;
+- ``{ref}``, ``{numref}`` and ``{prf:ref}`` become the target's number as
+  the website shows it (``Fig. 8.3``, ``Exercise 3.4``, ``Theorem 3.1``),
+  or a section's title, linked to an anchor in the chapter's reader edition;
 - ``{py:obj}`` names become code linked to their entry in the website's
   library reference;
-- exercises become headed sections, solutions collapsible ``<details>``
-  blocks (and their code cells collapsed), theorems, proofs and admonitions
-  headed block quotes, and each figure's caption a Markdown cell after it.
+- exercises become headed sections, every Markdown cell of a solution a
+  collapsible ``<details>`` block (and its code cells are collapsed),
+  theorems, proofs and admonitions headed blocks between rules, and each
+  figure's caption a Markdown cell after it.
 
 Math stays as it is; code cells and their stored outputs are unchanged
-(cells the website hides are collapsed). The conversion is a small pass of
+(cells the website hides are collapsed), except inside theorems and
+admonitions, which become headed blocks between rules. The conversion is a small pass of
 its own over the Markdown source, not a Sphinx builder: the book uses a
 fixed, small set of roles and directives, the notebooks' code cells and
 outputs must pass through untouched (a builder would rebuild them from the
 rendered document), and it runs in seconds without building the site.
-Anything outside that set raises ``ValueError`` rather than leaking markup.
+Roles, directives and the other MyST syntax it does not know (``+++``,
+``{{ substitutions }}``, directives inside quotes) raise ``ValueError``;
+``%`` comments are dropped, as on the website. ``MYST_PATTERNS`` lists what
+the tests make sure never reaches a reader edition.
 ``tests/test_editions.py`` checks every converted value against the
 website's own rendering.
 """
@@ -47,7 +52,8 @@ __all__ = ["BookIndex", "reader_edition", "write_reader_notebooks", "MYST_PATTER
 
 #: Markup that must not survive in a reader edition (what the tests look for).
 MYST_PATTERNS = (r"\{glue", r"\{cite", r"\{ref\}", r"\{numref\}", r"\{py:", r"\{prf:", r"^\s*(`{3,}|~{3,})\{",
-                 r"^\s*:::", r"^\([\w-]+\)=\s*$")
+                 r"^\s*:::", r"^\([\w-]+\)=\s*$", r"^%", r"^\+\+\+", r"\{\{\s*\w+\s*\}\}",
+                 r"^\s*>\s*(`{3,}|~{3,})\{", r"^:[\w-]+:")
 
 _ROLE = re.compile(r"\{([a-z][\w:-]*)\}(`+)(.+?)\2", re.S)
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
@@ -206,7 +212,8 @@ def _glue_outputs(nb: nbformat.NotebookNode) -> dict[str, dict[str, Any]]:
 class _Converter:
     def __init__(self, nb: nbformat.NotebookNode, doc: str, index: BookIndex):
         self.glued, self.doc, self.index = _glue_outputs(nb), doc, index
-        self.solution_open = False
+        self.solution: str | None = None     # the exercise whose solution is open, across cells
+        self.solution_cells = 0
         self.pasted: list[str] = []      # every glue:text value inlined, in order
 
     # -- inline ------------------------------------------------------------
@@ -233,8 +240,8 @@ class _Converter:
         from myst_nb.core.variables import format_plain_text
 
         key, _, fmt = content.rpartition(":") if ":" in content else (content, "", "s")
-        if key not in self.glued:
-            raise ValueError(f"{self.doc}: no glued value {key!r}")
+        if "text/plain" not in self.glued.get(key, {}):
+            raise ValueError(f"{self.doc}: no glued value {key!r} with text")
         value = format_plain_text(self.glued[key]["text/plain"], fmt)
         self.pasted.append(value)
         return value
@@ -243,6 +250,8 @@ class _Converter:
         if name == "glue:text":
             return self.glue_text(content)
         if name == "glue:md":
+            if "text/markdown" not in self.glued.get(content, {}):
+                raise ValueError(f"{self.doc}: no glued Markdown {content!r}")
             return self.markdown(self.glued[content]["text/markdown"]).strip()
         if name in ("cite", "cite:p", "cite:t"):
             return self.cite(name, content)
@@ -270,9 +279,7 @@ class _Converter:
 
     def ref(self, name: str, content: str) -> str:
         shown, label = _split_target(content)
-        target = self.index.targets.get(label)
-        if target is None:
-            raise ValueError(f"{self.doc}: unknown reference target {label!r}")
+        target = self.target(label)
         if shown is None:
             shown = target.text
         elif "{number}" in shown or "%s" in shown:
@@ -304,6 +311,11 @@ class _Converter:
                     out.extend(lines[i:end + 1])
                 i = end + 1
                 continue
+            if re.match(r"^%", line):          # a MyST comment: not shown on the website either
+                i += 1
+                continue
+            if re.match(r"^\s*(\+\+\+|>\s*(`{3,}|~{3,})\{)", line) or re.search(r"\{\{\s*\w+\s*\}\}", line):
+                raise ValueError(f"{self.doc}: {line.strip()!r} has no plain-Markdown form yet")
             if re.match(r"^\s*:::", line):
                 raise ValueError(f"{self.doc}: colon-fence directives have no plain-Markdown form yet")
             out.append(line)
@@ -327,34 +339,44 @@ class _Converter:
             return self.glue_text(argument)
         if name == "exercise":
             label = options.get("label", "")
-            target = self.index.targets[label]
+            if not label:
+                raise ValueError(f"{self.doc}: an exercise needs a :label:")
+            target = self.target(label)
             return f'<a id="{label}"></a>\n\n### {target.text} ({self.inline(argument)})\n\n{text}'
         if name == "solution-start":
-            target = self.index.targets[argument]
-            self.solution_open = True
-            return f"<details>\n<summary>Solution to {target.text}</summary>\n\n{text}"
+            self.solution, self.solution_cells = self.target(argument).text, 0
+            return text
         if name == "solution-end":
-            self.solution_open = False
+            self.solution = None
             return text
         if name in _PRF_KINDS:
             label = options.get("label")
-            head = self.index.targets[label].text if label else _PRF_KINDS[name]
+            head = self.target(label).text if label else _PRF_KINDS[name]
             head += f" ({self.inline(argument)})" if argument else ""
             anchor = f'<a id="{label}"></a>\n\n' if label else ""
-            return anchor + _quote(f"**{head}.**", text)
+            return anchor + _block(f"**{head}.**", text)
         if name == "prf:proof":
-            return _quote("**Proof.**", text + " $\\square$")
+            return _block("**Proof.**", text + "\n\n\u220e")
         if name == "admonition":
-            return _quote(f"**{self.inline(argument)}**", text)
+            return _block(f"**{self.inline(argument)}**", text)
         if name in ("note", "warning", "tip", "important", "caution"):
-            return _quote(f"**{name.capitalize()}**", text)
+            return _block(f"**{name.capitalize()}**", text)
         raise ValueError(f"{self.doc}: the directive {{{name}}} has no plain-Markdown form yet")
 
+    def target(self, label: str) -> _Target:
+        if label not in self.index.targets:
+            raise ValueError(f"{self.doc}: unknown reference target {label!r}")
+        return self.index.targets[label]
+
     def cell(self, source: str) -> str:
-        text = self.markdown(source)
-        if self.solution_open:
-            text += "\n\n</details>"
-            self.solution_open = False
+        """One Markdown cell; a solution's cells (start to end) each become a collapsed block."""
+        inside = self.solution
+        text = self.markdown(source).strip()
+        exercise = self.solution or inside
+        if exercise and text:
+            self.solution_cells += 1
+            more = " (continued)" if self.solution_cells > 1 else ""
+            text = f"<details>\n<summary>Solution to {exercise}{more}</summary>\n\n{text}\n\n</details>"
         return _LINK.sub(self.link, self.inline(text))
 
     def link(self, m: re.Match) -> str:
@@ -379,9 +401,9 @@ def _split_target(content: str) -> tuple[str | None, str]:
     return (m.group(1), m.group(2)) if m else (None, content.strip())
 
 
-def _quote(head: str, text: str) -> str:
-    lines = [head, ""] + text.splitlines()
-    return "\n".join(f"> {l}" if l.strip() else ">" for l in lines)
+def _block(head: str, text: str) -> str:
+    """A headed block between rules (not a block quote: JupyterLab would put ``> `` into display math)."""
+    return f"---\n\n{head}\n\n{text}\n\n---"
 
 
 def reader_edition(nb: nbformat.NotebookNode, doc: str, index: BookIndex,
@@ -400,6 +422,14 @@ def reader_edition(nb: nbformat.NotebookNode, doc: str, index: BookIndex,
         ValueError: on MyST syntax the conversion does not know, an unknown
             label, citation key or glue key.
     """
+    if not isinstance(nb, nbformat.NotebookNode):
+        raise TypeError(f"nb must be a notebook (nbformat.NotebookNode), not {type(nb).__name__}")
+    if not isinstance(doc, str) or not doc.endswith(".ipynb"):
+        raise ValueError(f"doc must be the notebook's file name, ending in .ipynb, not {doc!r}")
+    if not isinstance(index, BookIndex):
+        raise TypeError(f"index must be a BookIndex, not {type(index).__name__}")
+    if pasted is not None and not isinstance(pasted, list):
+        raise TypeError(f"pasted must be a list or None, not {type(pasted).__name__}")
     conv = _Converter(nb, doc, index)
     out = copy.deepcopy(nb)
     cells = []
@@ -441,12 +471,17 @@ def write_reader_notebooks(root: Path, out_dir: Path) -> list[Path]:
         FileNotFoundError: if ``root`` has no ``_toc.yml``.
         ValueError: if ``out_dir`` is a folder of the repository's notebooks.
     """
+    for name, value in (("root", root), ("out_dir", out_dir)):
+        if not isinstance(value, (str, Path)):
+            raise TypeError(f"{name} must be a path (str or pathlib.Path), not {type(value).__name__}")
     root, out_dir = Path(root), Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"out_dir must be a folder, and {out_dir} is a file")
     if not (root / "_toc.yml").is_file():
         raise FileNotFoundError(f"no _toc.yml in {root}: root must be the book's repository")
     index = BookIndex.from_repository(root)
     sources = [root / "notebooks" / name for name in index.chapters] + sorted((root / "guide").glob("*.ipynb"))
-    if out_dir.resolve() in {p.parent.resolve() for p in sources}:
+    if out_dir.resolve() in {p.parent.resolve() for p in sources} | {root.resolve()}:
         raise ValueError("out_dir must differ from the notebooks' folders, or the chapters would be overwritten")
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

@@ -83,6 +83,8 @@ JOBS = {
         "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
         "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5",
         "--workers", "1"],
+    # tests/test_wheel.py: the chapters run from a wheel installed in a fresh venv, outside the repository.
+    "wheel_run": lambda folder: [sys.executable, str(ROOT / "tests" / "test_wheel.py"), str(folder)],
 }
 _jobs: dict[str, dict] = {}
 
@@ -154,6 +156,16 @@ def rope_speed_run() -> subprocess.CompletedProcess:
 def experiment_speed_run() -> subprocess.CompletedProcess:
     """``benchmarks/experiment_speed.py`` at a tiny size (one worker)."""
     return _finish_job("experiment_speed_run")[0]
+
+
+@pytest.fixture(scope="session")
+def wheel_run() -> tuple[dict, str]:
+    """The report (``report.json``) and log of ``tests/test_wheel.py``'s job: a wheel
+    installed into fresh venvs, student copies executed from empty folders."""
+    done, folder = _finish_job("wheel_run")
+    report = folder / "report.json"
+    assert report.is_file(), f"the wheel job wrote no report ({done.returncode}):\n{done.stdout[-3000:]}"
+    return json.loads(report.read_text()), done.stdout
 
 
 CPU_PASS_TEST = "test_notebooks_give_their_stored_outputs_with_other_cpu_kernels"

@@ -79,10 +79,13 @@ def test_solutions_collapse_and_student_copies_drop_them(readers, tmp_path):
     nb, _ = readers[ROOT / "notebooks" / "03_rotation.ipynb"]
     solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     original = nbformat.read(ROOT / "notebooks" / "03_rotation.ipynb", as_version=4)
-    starts = [c.source for c in solutions if "<summary>Solution to" in c.source]
+    starts = [c.source for c in solutions if "<summary>Solution to Exercise 3." in c.source
+              and "(continued)" not in c.source]
     assert len(starts) == sum("{solution-start}" in c.source for c in original.cells) > 0
-    assert all(s.startswith("<details>\n<summary>Solution to Exercise 3.") and s.endswith("</details>")
-               for s in starts)
+    for cell in nb.cells:          # every Markdown cell of every solution is collapsed
+        if cell.cell_type == "markdown" and "solution" in cell.metadata.get("tags", []):
+            assert cell.source.startswith("<details>\n<summary>Solution to Exercise 3."), cell.source[:80]
+            assert cell.source.endswith("</details>") and cell.source.count("<details>") == 1
     assert all(c.metadata["jupyter"]["source_hidden"] for c in solutions if c.cell_type == "code")
     written = classroom.main(["student", str(tmp_path), "--notebooks", str(ROOT / "notebooks")])
     assert written == 0
@@ -90,6 +93,25 @@ def test_solutions_collapse_and_student_copies_drop_them(readers, tmp_path):
         student = nbformat.read(path, as_version=4)
         assert not re.search("|".join(editions.MYST_PATTERNS), markdown_of(student), flags=re.M)
         assert "<details>" not in markdown_of(student)
+
+
+def test_bad_input_is_refused_clearly(tmp_path):
+    nb = nbformat.read(SOURCES[0], as_version=4)
+    with pytest.raises(TypeError, match="nb must be a notebook"):
+        editions.reader_edition(str(SOURCES[0]), SOURCES[0].name, INDEX)
+    with pytest.raises(ValueError, match="doc must be"):
+        editions.reader_edition(nb, None, INDEX)
+    with pytest.raises(TypeError, match="index must be a BookIndex"):
+        editions.reader_edition(nb, SOURCES[0].name, None)
+    with pytest.raises(TypeError, match="pasted must be a list"):
+        editions.reader_edition(nb, SOURCES[0].name, INDEX, pasted=())
+    with pytest.raises(TypeError, match="out_dir must be a path"):
+        editions.write_reader_notebooks(ROOT, None)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="out_dir must be a folder"):
+        editions.write_reader_notebooks(ROOT, tmp_path / "file")
+    with pytest.raises(ValueError, match="must differ"):
+        editions.write_reader_notebooks(ROOT, ROOT)
 
 
 def test_reader_command_writes_every_chapter_and_the_teachers_page(tmp_path, capsys):
@@ -107,6 +129,11 @@ def test_reader_command_writes_every_chapter_and_the_teachers_page(tmp_path, cap
     ("As {cite:p}`nobody2099`.", "unknown citation keys"),
     ("It is {glue:text}`missing_key`.", "no glued value"),
     (":::{note}\nHi\n:::", "colon-fence"),
+    ("```{exercise} No label\nText\n```", "needs a :label:"),
+    ("````{solution-start} ex-nowhere\n````", "unknown reference target"),
+    ("> ```{note}\n> Hi\n> ```", "has no plain-Markdown form"),
+    ("Hello {{ name }}.", "has no plain-Markdown form"),
+    ("+++", "has no plain-Markdown form"),
 ])
 def test_unknown_markup_raises_instead_of_leaking(source, message):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(source)])
@@ -151,9 +178,13 @@ def test_reader_editions_show_what_the_website_shows(built_site, readers):
     for path in SOURCES:
         nb, pasted = readers[path]
         site_pasted, site_refs, site_cites = _site_texts(html, page_of(path))
-        assert collections.Counter(pasted) == collections.Counter(site_pasted), (
-            f"{path.name}: inlined values differ from the website's")
+        assert pasted == site_pasted, f"{path.name}: inlined values differ from the website's, or their order"
         md = markdown_of(nb)
+        at = 0                                   # ... and each is in the written text, in that order
+        for value in pasted:
+            found = md.find(value, at)
+            assert found >= 0, f"{path.name}: {value!r} is not in the reader edition after offset {at}"
+            at = found + len(value)
         for text, href in LINK.findall(md):
             if not href.startswith("http"):
                 doc, _, label = href.partition("#")
