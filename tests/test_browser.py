@@ -231,14 +231,17 @@ def test_previous_next_and_launch_menu(server, visits, name):
             assert hrefs == [], f"{name}: {selector} should not exist"
     if not (ROOT / f"{name}.ipynb").is_file():
         return
+    import book
+
     repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
-    branch = CONFIG["repository"]["branch"]
+    tag, edition = f"v{book.__version__}", f"reader/{Path(name).name}.ipynb"   # the reader edition, pinned
     launch = page.eval_on_selector_all("button[aria-label='Launch interactive content'] + ul a",
                                        "els => els.map(e => e.href)")
     assert sorted(launch) == sorted([
-        f"https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{name}.ipynb",
-        f"https://colab.research.google.com/github/{repo}/blob/{branch}/{name}.ipynb",
+        f"https://mybinder.org/v2/gh/{repo}/{tag}?urlpath=lab/tree/{edition}",
+        f"https://colab.research.google.com/github/{repo}/blob/{tag}/{edition}",
     ]), launch
+    assert (ROOT / edition).is_file()
     thebe = page.eval_on_selector_all("script[type='text/x-thebe-config']", "els => els.map(e => e.textContent)")
     assert all(f'repo: "{repo}"' in t for t in thebe), "live code would launch another repository"
 
