@@ -39,7 +39,9 @@ website's own rendering.
 from __future__ import annotations
 
 import copy
+import importlib
 import os
+import pkgutil
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,18 +148,10 @@ class BookIndex:
         parts = target.split(".")
         if parts[0] != "book":
             raise ValueError(f"py role target must be a name in book, not {target!r}")
-        page = "index" if len(parts) <= 2 and not _is_module(target) else parts[1]
-        return f"{self.site}reference/{page}.html#{target if len(parts) > 1 else 'module-book'}"
-
-
-def _is_module(target: str) -> bool:
-    import importlib
-
-    try:
-        importlib.import_module(target)
-    except ImportError:
-        return False
-    return True
+        modules = {m.name for m in pkgutil.iter_modules(importlib.import_module("book").__path__)}
+        page = parts[1] if len(parts) > 1 and parts[1] in modules else "index"
+        is_module = target == "book" or (len(parts) == 2 and page != "index")
+        return f"{self.site}reference/{page}.html#{'module-' if is_module else ''}{target}"
 
 
 def _options(lines: list[str]) -> dict[str, str]:

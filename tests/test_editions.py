@@ -233,3 +233,14 @@ def test_launch_and_download_links_open_the_reader_edition(built_site):
         # each launch link opens a file that is committed at that path, and the download is the same file
         assert (ROOT / "reader" / path.name).is_file()
         assert (html / "reader" / path.name).read_bytes() == (ROOT / "reader" / path.name).read_bytes()
+
+
+def test_library_links_name_the_reference_page_and_anchor():
+    """Modules link to autodoc's ``module-`` anchor on their page; other names to their own id."""
+    page = f"{INDEX.site}reference/"
+    assert INDEX.reference_url("book") == f"{page}index.html#module-book"
+    assert INDEX.reference_url("book.setup") == f"{page}index.html#book.setup"
+    assert INDEX.reference_url("book.tasks") == f"{page}tasks.html#module-book.tasks"
+    assert INDEX.reference_url("book.tasks.local_sum") == f"{page}tasks.html#book.tasks.local_sum"
+    with pytest.raises(ValueError, match="a name in book"):
+        INDEX.reference_url("torch.nn")
