@@ -6,11 +6,15 @@ current) read without MyST. On every page that has one, this extension points
 the theme's Binder and Colab buttons at that file, at the git tag of this
 edition (``v`` + ``book.__version__``), and the ``.ipynb`` download button at
 its copy in the site (``reader/`` is copied into the build), so no reader is
-handed the MyST source.
+handed the MyST source. A notebook whose metadata says
+``"book": {"needs_repository": true}`` (the teachers' page, which reads the
+chapters' sources) gets no Colab button: Colab opens the file alone, while
+Binder opens a clone of the repository.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from urllib.parse import quote
@@ -38,7 +42,11 @@ def _point_buttons(app: Sphinx, pagename: str, templatename: str, context: dict,
         return
     org, repo = _repo(app)
     tag, path = _edition_tag(), f"{FOLDER}/{name}"
+    metadata = json.loads((Path(app.srcdir) / path).read_text(encoding="utf-8"))["metadata"]
+    alone = not metadata.get("book", {}).get("needs_repository", False)
     for group in context.get("header_buttons", []):
+        if group.get("label") == "launch-buttons" and not alone:
+            group["buttons"] = [b for b in group.get("buttons", []) if b.get("text") != "Colab"]
         for button in group.get("buttons", []):
             if group.get("label") == "launch-buttons" and button.get("text") == "Binder":
                 base = button["url"].split("/v2/")[0]

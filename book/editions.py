@@ -16,6 +16,10 @@ is the same notebook with every Markdown cell turned into plain Markdown:
   or a section's title, linked to an anchor in the chapter's reader edition;
 - ``{py:obj}`` names become code linked to their entry in the website's
   library reference;
+- cells tagged ``website-only`` (the explorers' live twins, whose scripts a
+  notebook front end does not run, and the sentences about them) are
+  dropped; cells tagged ``remove-cell``, which the website leaves out, stay,
+  so a chapter can say in its reader edition what only a notebook does;
 - exercises become headed sections, every Markdown cell of a solution a
   collapsible ``<details>`` block (and its code cells are collapsed),
   theorems, proofs and admonitions headed blocks between rules, and each
@@ -50,7 +54,7 @@ from typing import Any
 import nbformat
 import yaml
 
-__all__ = ["BookIndex", "reader_edition", "write_reader_notebooks", "MYST_PATTERNS"]
+__all__ = ["BookIndex", "reader_edition", "write_reader_notebooks", "MYST_PATTERNS", "WEBSITE_ONLY"]
 
 #: Markup that must not survive in a reader edition (what the tests look for).
 MYST_PATTERNS = (r"\{glue", r"\{cite", r"\{ref\}", r"\{numref\}", r"\{py:", r"\{prf:", r"^\s*(`{3,}|~{3,})\{",
@@ -65,6 +69,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _PRF_KINDS = {"prf:theorem": "Theorem", "prf:proposition": "Proposition", "prf:lemma": "Lemma",
               "prf:definition": "Definition", "prf:corollary": "Corollary"}
 _HIDDEN_INPUT = {"remove-input", "remove-cell", "hide-input"}
+WEBSITE_ONLY = "website-only"   #: the tag of cells a reader edition leaves out
 
 
 @dataclass
@@ -405,7 +410,8 @@ def reader_edition(nb: nbformat.NotebookNode, doc: str, index: BookIndex,
     """The reader edition of one notebook (``doc`` is its file name, e.g. ``"08_extrapolation.ipynb"``).
 
     Markdown cells are converted (see the module's docstring); a cell left
-    empty (the end of a solution) is dropped. Code cells keep their source and
+    empty (the end of a solution) is dropped, and so is every cell tagged
+    ``website-only``. Code cells keep their source and
     outputs; those the website hides are collapsed, solution cells too, and a
     figure's caption follows its cell as Markdown.
 
@@ -429,6 +435,8 @@ def reader_edition(nb: nbformat.NotebookNode, doc: str, index: BookIndex,
     cells = []
     for cell in out.cells:
         tags = set(cell.metadata.get("tags", []))
+        if WEBSITE_ONLY in tags:
+            continue
         if cell.cell_type == "markdown":
             cell.source = conv.cell(cell.source)
             if cell.source.strip():

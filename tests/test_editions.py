@@ -4,6 +4,7 @@ value, reference and citation equal to what the website shows."""
 from __future__ import annotations
 
 import collections
+import copy
 import re
 from pathlib import Path
 
@@ -55,13 +56,49 @@ def test_reader_edition_has_no_myst_and_keeps_code_and_outputs(readers, path):
             for m in re.finditer(p, markdown_of(nb), flags=re.M)]
     assert not left, f"MyST left in the reader edition: {left[:5]}"
     code = [(c.source, c.outputs) for c in nb.cells if c.cell_type == "code"]
-    assert code == [(c.source, c.outputs) for c in original.cells if c.cell_type == "code"]
+    assert code == [(c.source, c.outputs) for c in original.cells if c.cell_type == "code"
+                    and editions.WEBSITE_ONLY not in c.metadata.get("tags", [])]
     # every glue role became a value (more: captions and glued tables hold some too),
     # every figure got its caption cell
     assert len(readers[path][1]) >= sum(c.source.count("{glue:text}") for c in original.cells
                                         if c.cell_type == "markdown")
     n_figures = sum(bool(c.metadata.get("mystnb", {}).get("figure", {}).get("name")) for c in original.cells)
     assert sum(c.source.lstrip().startswith('<a id="fig-') for c in nb.cells) == n_figures
+
+
+WEBSITE_WORDS = ("no Python kernel", "rocket", "runs in this page", "work in this page")
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_live_twins_and_their_sentences_stay_on_the_website(readers, path):
+    """A live twin is HTML with scripts: dead sliders in a notebook, whose own explorer runs instead.
+    Its cell and the sentences about it are tagged website-only, and the reader edition drops them."""
+    original = nbformat.read(path, as_version=4)
+    for cell in original.cells:
+        tags = cell.metadata.get("tags", [])
+        website_words = cell.cell_type == "markdown" and any(w in cell.source for w in WEBSITE_WORDS)
+        if "live_twin(" in cell.source or website_words:
+            assert editions.WEBSITE_ONLY in tags, f"{path.name}: tag this cell website-only: {cell.source[:80]!r}"
+    nb, _ = readers[path]
+    assert not [c for c in nb.cells if editions.WEBSITE_ONLY in c.metadata.get("tags", [])]
+    outputs = str([c.outputs for c in nb.cells if c.cell_type == "code"])
+    assert 'class="live-twin"' not in outputs
+    assert not [w for w in WEBSITE_WORDS if w in markdown_of(nb)]
+    if "from book.widgets import" in str([c.source for c in original.cells]):
+        # ... and the reader edition says instead how its own explorer runs
+        assert "Run the cell above to open the explorer" in markdown_of(nb)
+
+
+def test_website_only_cells_are_dropped_and_reader_only_cells_kept():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("kept on both"),
+        nbformat.v4.new_markdown_cell("only on the website", metadata={"tags": ["website-only"]}),
+        nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["website-only", "remove-input"]}),
+        nbformat.v4.new_markdown_cell("only in notebooks", metadata={"tags": ["remove-cell"]}),
+    ])
+    out = editions.reader_edition(nb, "01_order_blind.ipynb", INDEX)
+    assert [c.source for c in out.cells] == ["kept on both", "only in notebooks"]
+    assert len(nb.cells) == 4                      # the source is left as it was
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
@@ -226,8 +263,11 @@ def test_launch_and_download_links_open_the_reader_edition(built_site):
         download = [h for h in links if h.endswith(".ipynb") and not h.startswith("http")]
         assert binder == [f"https://mybinder.org/v2/gh/positional-encoding-interactively/book/{tag}"
                           f"?urlpath=lab/tree/reader/{path.name}"], binder
+        # Colab opens the file alone: not offered for a page that reads the repository (the teachers')
+        alone = not nbformat.read(path, as_version=4).metadata.get("book", {}).get("needs_repository")
+        assert alone == (path.name != "teachers.ipynb")
         assert colab == [f"https://colab.research.google.com/github/positional-encoding-interactively/book/blob/"
-                         f"{tag}/reader/{path.name}"], colab
+                         f"{tag}/reader/{path.name}"] * alone, colab
         assert len(download) == 1 and (html / page_of(path)).parent.joinpath(download[0]).resolve() == (
             html / "reader" / path.name).resolve(), download
         # each launch link opens a file that is committed at that path, and the download is the same file
@@ -244,3 +284,19 @@ def test_library_links_name_the_reference_page_and_anchor():
     assert INDEX.reference_url("book.tasks.local_sum") == f"{page}tasks.html#book.tasks.local_sum"
     with pytest.raises(ValueError, match="a name in book"):
         INDEX.reference_url("torch.nn")
+
+
+def test_teachers_edition_runs_in_the_repository_and_says_why_not_alone(tmp_path):
+    """The teachers' page reads the chapters' sources: beside ``reader/`` in a clone it runs, alone
+    it stops at once with a message that says where to run it (and the edition says so in words)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(ROOT / "reader" / "teachers.ipynb", as_version=4)
+    assert "runs in a clone of the book's repository" in markdown_of(nb)
+    (tmp_path / "alone").mkdir()
+    with pytest.raises(CellExecutionError, match="run it from guide/ or reader/ in a clone"):
+        NotebookClient(copy.deepcopy(nb), timeout=120, resources={"metadata": {"path": str(tmp_path / "alone")}}).execute()
+    (tmp_path / "clone" / "reader").mkdir(parents=True)
+    (tmp_path / "clone" / "notebooks").symlink_to(ROOT / "notebooks")
+    NotebookClient(nb, timeout=300, resources={"metadata": {"path": str(tmp_path / "clone" / "reader")}}).execute()
