@@ -12,6 +12,7 @@ import numbers
 import textwrap
 from typing import Any, Sequence
 
+import numpy as np
 import torch
 
 from ._validate import check_choice, check_even, check_float_dtype, check_pair_index, check_positive_int, check_real
@@ -41,21 +42,38 @@ def _verdict(ok: bool, message: str) -> bool:
     return ok
 
 
+def _is_complex(answer: Any) -> bool:
+    """Whether ``answer`` is a complex torch tensor or numpy array (which
+    ``torch.as_tensor(..., dtype=torch.float64)`` would silently make real)."""
+    if isinstance(answer, torch.Tensor):
+        return answer.is_complex()
+    return isinstance(answer, np.ndarray) and np.iscomplexobj(answer)
+
+
 def check_permutation_matrix(answer: Any, perm: Sequence[int]) -> bool:
     """Chapter 1: is ``answer`` the matrix ``P`` with ``P @ X == X[perm]``?
 
-    Accepts a tensor or a nested list. Recognises the usual mistakes: the wrong
-    size, entries other than 0 and 1, a matrix that is not a permutation, and the
-    transpose (which applies the inverse permutation).
+    Accepts a tensor (any dtype, bool included) or a nested list, with
+    entries within ``1e-6`` of 0 and 1 read as 0 and 1. Recognises the usual
+    mistakes: the wrong size, NaN or infinite entries, entries other than 0
+    and 1, a matrix that is not a permutation, and the transpose (which
+    applies the inverse permutation). Never raises on the answer.
     """
     perm = [int(i) for i in perm]
     n = len(perm)
+    if _is_complex(answer):
+        return _verdict(False, "P has complex entries; every entry of a permutation matrix is a real 0 or 1.")
     try:
         p = torch.as_tensor(answer, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError):
         return _verdict(False, "Give P as a torch tensor or a list of lists of 0s and 1s.")
     if p.shape != (n, n):
         return _verdict(False, f"P must be {n} x {n} (one row and one column per position), got shape {tuple(p.shape)}.")
+    if not torch.isfinite(p).all():
+        return _verdict(False, "P holds NaN or infinite entries; every entry of a permutation matrix is 0 or 1.")
+    rounded = p.round()
+    if torch.all((rounded == 0) | (rounded == 1)) and (p - rounded).abs().max() < 1e-6:
+        p = rounded                                   # 0.9999999 is a 1
     if not torch.all((p == 0) | (p == 1)):
         return _verdict(False, "Every entry of a permutation matrix is 0 or 1.")
     if not (torch.all(p.sum(0) == 1) and torch.all(p.sum(1) == 1)):
@@ -73,7 +91,12 @@ def check_permutation_matrix(answer: Any, perm: Sequence[int]) -> bool:
 
 
 def _number(answer: Any) -> float | None:
+    """``answer`` as a float if it is one real number (``2.5``, ``np.float64(2.5)``,
+    or a one-element torch tensor or numpy array such as ``torch.tensor(2.5)`` or
+    ``np.array(2.5)``), else ``None``; booleans are not numbers here. Never raises."""
     if isinstance(answer, torch.Tensor) and answer.numel() == 1:
+        answer = answer.item()
+    elif isinstance(answer, np.ndarray) and answer.size == 1:
         answer = answer.item()
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         return None
@@ -83,6 +106,9 @@ def _number(answer: Any) -> float | None:
 def _per_head(answer: Any, n_heads: int, what: str) -> torch.Tensor | None:
     """``answer`` as a float64 vector of one number per head, or ``None``
     after printing why it is not one (``what``: "slopes", "weights")."""
+    if _is_complex(answer):
+        _verdict(False, f"The {what} are real numbers; this answer has complex entries.")
+        return None
     try:
         got = torch.as_tensor(answer, dtype=torch.float64).flatten()
     except (TypeError, ValueError, RuntimeError):
@@ -98,13 +124,34 @@ def _close(a: float, b: float, rel: float = 1e-3) -> bool:
     return math.isclose(a, b, rel_tol=rel)
 
 
+def _whole_list(answer: Any) -> list[int] | None:
+    """``answer`` as a list of whole numbers (a list, tuple, range or 1-D tensor of them), else ``None``."""
+    if isinstance(answer, (str, bytes)) or not isinstance(answer, (Sequence, range, torch.Tensor)):
+        return None
+    if isinstance(answer, torch.Tensor) and answer.dim() != 1:
+        return None
+    values = [_whole(v) for v in answer]
+    return None if any(v is None for v in values) else [v for v in values if v is not None]
+
+
+def _whole(answer: Any) -> int | None:
+    """``answer`` as an int if it is a finite whole number (``3``, ``3.0``, a one-element tensor), else ``None``."""
+    value = _number(answer)
+    if value is None or not math.isfinite(value) or value != int(value):
+        return None
+    return int(value)
+
+
 def check_wavelength(answer: Any, i: int, d_model: int, *, base: float = 10000.0) -> bool:
     """Chapter 2: the wavelength, in positions, of the sin/cos pair ``i``.
 
     The pair ``(2i, 2i+1)`` oscillates as ``sin(p w_i)`` with
     ``w_i = base^(-2i/d)``, so it repeats every ``2*pi / w_i = 2*pi * base^(2i/d)``
-    positions. Recognises a missing ``2*pi``, the frequency given instead of
-    the wavelength, and ``i`` used where the exponent needs ``2i``.
+    positions. Accepts a relative error of ``1e-3``. Recognises a missing
+    ``2*pi``, the frequency given instead of the wavelength, ``i`` used where
+    the exponent needs ``2i``, the wavelength of the pair before or after, and
+    an answer within 5% (a rounded pi). Never raises on the answer (NaN,
+    infinity, a string, ``None``).
 
     Raises:
         TypeError / ValueError: if ``i`` is not a pair index of ``d_model``
@@ -112,8 +159,8 @@ def check_wavelength(answer: Any, i: int, d_model: int, *, base: float = 10000.0
     """
     i = check_pair_index("i", i, d_model)
     value = _number(answer)
-    if value is None:
-        return _verdict(False, "Give the wavelength as one number (a float).")
+    if value is None or not math.isfinite(value):
+        return _verdict(False, "Give the wavelength as one number (a finite float).")
     w = float(frequencies(d_model, base=base)[i])
     right = 2 * math.pi / w
     if _close(value, right):
@@ -124,6 +171,13 @@ def check_wavelength(answer: Any, i: int, d_model: int, *, base: float = 10000.0
         return _verdict(False, "That is a frequency (how fast the angle turns). The wavelength is its inverse: 2*pi / w_i.")
     if _close(value, 2 * math.pi * base ** (i / d_model)):
         return _verdict(False, "The exponent is 2i/d, not i/d: pair i holds dimensions 2i and 2i+1.")
+    for j in (i - 1, i + 1):
+        if 0 <= j < d_model // 2 and _close(value, 2 * math.pi * base ** (2 * j / d_model)):
+            return _verdict(False, f"That is the wavelength of pair {j}; pairs are counted from 0, and pair {i} "
+                            f"holds dimensions {2 * i} and {2 * i + 1}.")
+    if _close(value, right, 5e-2):
+        return _verdict(False, "Close, but not within 0.1%: use math.pi rather than a rounded pi, and "
+                        "10000 ** (2 * i / d) exactly.")
     return _verdict(False, "Start from w_i = base^(-2i/d): sin(p w_i) repeats when p w_i grows by 2*pi.")
 
 
@@ -131,8 +185,11 @@ def check_rotation_block(answer: Any, k: float, i: int, d_model: int, *, base: f
     """Chapter 3: the 2x2 block of ``M_k`` that maps ``(sin(p w_i), cos(p w_i))`` to
     ``(sin((p+k) w_i), cos((p+k) w_i))``.
 
-    Recognises the transpose (which shifts by ``-k``), angles in degrees, and
-    the wrong frequency.
+    Accepts the block within ``1e-6`` (so any angle equal to ``k w_i`` mod
+    ``2 pi``, in float32 or float64). Recognises the transpose (which shifts
+    by ``-k``), angles in degrees, the wrong frequency, and rounded digits
+    (within ``1e-2``). Never raises on the answer (NaN, a string, a wrong
+    shape).
 
     Raises:
         TypeError / ValueError: if ``i`` is not a pair index of ``d_model`` or
@@ -140,12 +197,17 @@ def check_rotation_block(answer: Any, k: float, i: int, d_model: int, *, base: f
     """
     i = check_pair_index("i", i, d_model)
     k = check_real("k", k)
+    if _is_complex(answer):
+        return _verdict(False, "The block has complex entries; a rotation of one (sin, cos) pair is real.")
     try:
         m = torch.as_tensor(answer, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError):
         return _verdict(False, "Give the block as a 2 x 2 tensor or a list of two lists.")
     if m.shape != (2, 2):
         return _verdict(False, f"The block is 2 x 2 (it acts on one (sin, cos) pair), got shape {tuple(m.shape)}.")
+    if not torch.isfinite(m).all():
+        return _verdict(False, "The block holds NaN or infinite entries; a rotation's entries are cosines and "
+                        "sines, between -1 and 1.")
     w = float(frequencies(d_model, base=base)[i])
 
     def block(angle: float) -> torch.Tensor:
@@ -163,39 +225,62 @@ def check_rotation_block(answer: Any, k: float, i: int, d_model: int, *, base: f
     for wrong in (1.0, float(frequencies(d_model, base=base)[min(i + 1, d_model // 2 - 1)]), base ** (-i / d_model)):
         if torch.allclose(m, block(k * wrong), atol=1e-6):
             return _verdict(False, f"Right shape, wrong frequency: pair {i} turns by k * w_i with w_i = base^(-2i/d).")
+    if torch.allclose(m, block(k * w), atol=1e-2):
+        return _verdict(False, "Close, but not within 1e-6: use math.cos and math.sin of k * w_i rather than "
+                        "rounded digits, and w_i = base ** (-2 * i / d) exactly.")
     return _verdict(False, "Write sin((p+k)w) and cos((p+k)w) with the addition formulas and read off "
                     "the coefficients of sin(pw) and cos(pw).")
+
+
+def _whole_number(answer: Any) -> int | None:
+    """``answer`` as an int if it is a finite whole number (``63``, ``63.0``,
+    ``torch.tensor(63)``, ``np.array(63)``, within ``1e-9``), else ``None``;
+    never raises."""
+    value = _number(answer)
+    if value is None or not math.isfinite(value) or abs(value - round(value)) > 1e-9:
+        return None
+    return int(round(value))
 
 
 def check_closest_position(answer: Any, d_model: int, max_position: int, *, base: float = 10000.0) -> bool:
     """Chapter 4: which position ``p`` in ``1 .. max_position`` has the PE vector
     closest (Euclidean distance) to ``PE(0)``?
 
-    Recognises ``0`` itself, the farthest position instead of the closest, and
-    the neighbour ``1`` (close in the sequence, not in PE space).
+    Accepts the position as an int, a whole float or a one-element torch
+    tensor or numpy array.
+    Recognises ``0`` itself, the farthest position instead of the closest,
+    the neighbour ``1`` (close in the sequence, not in PE space), and the
+    answer one too small (an argmin over ``p >= 1`` without adding the 1
+    back). The confirmation says how many turns each pair has made at the
+    answer. Never raises on the answer (NaN, infinity, a string, ``None``).
 
     Raises:
         TypeError / ValueError: if ``max_position`` is not an integer >= 1.
     """
     max_position = check_positive_int("max_position", max_position)
-    value = _number(answer)
-    if value is None or value != int(value):
-        return _verdict(False, "Give a whole position number.")
-    p = int(value)
+    p = _whole_number(answer)
+    if p is None:
+        return _verdict(False, "Give a whole position number, such as 17 (not NaN, a string or a list).")
     pos = torch.arange(max_position + 1)
     dist = (sinusoidal_at(pos, d_model, base=base, dtype=torch.float64)
             - sinusoidal_at(torch.tensor([0]), d_model, base=base, dtype=torch.float64)).norm(dim=-1)
     best, worst = int(torch.argmin(dist[1:])) + 1, int(torch.argmax(dist[1:])) + 1
     if p == best:
+        w = frequencies(d_model, base=base)
+        turns = ", ".join(f"pair {i} {t:.3f}" for i, t in enumerate((p * w / (2 * math.pi)).tolist()[:4]))
         return _verdict(True, f"PE({p}) is {float(dist[p]):.4f} away from PE(0), closer than any other "
-                        f"position up to {max_position}: there the fast pairs have turned almost a "
-                        f"whole number of times and the slowest have hardly moved.")
+                        f"position up to {max_position}. Turns made at p = {p}: {turns}. Each pair adds "
+                        "2 - 2 cos(p w_i) to the squared distance, small when its turns are near a whole "
+                        "number or near 0.")
     if p == 0:
         return _verdict(False, "Position 0 is PE(0) itself; search p = 1 .. max_position.")
     if not 1 <= p <= max_position:
         return _verdict(False, f"Search positions 1 .. {max_position} only.")
     if p == worst:
         return _verdict(False, "That is the farthest position. Take the argmin of the distances, not the argmax.")
+    if p == best - 1:
+        return _verdict(False, "One too small: an argmin over the distances of p = 1, 2, ... returns an index "
+                        "counted from 0. Add 1 back.")
     if p == 1:
         return _verdict(False, "Position 1 is next to 0 in the sentence, but the fast pairs have turned by "
                         "a whole radian. Compute the distances to PE(0) for every p.")
@@ -207,9 +292,13 @@ def check_position_table_size(answer: Any, max_len: int, d_model: int, *, n_laye
     """Chapter 5: how many trainable numbers a learned position table holds.
 
     The table has one ``d_model``-vector per position: ``max_len * d_model``
-    parameters, added once at the input (not per layer). Recognises the
-    positions or the width alone, their sum, a count per layer, and the
-    sinusoidal answer (0, which has no parameters).
+    parameters, added once at the input (not per layer). Accepts the count as
+    an int, a whole float (``1.6384e6``), a one-element tensor or array, or a
+    one-element list or tuple (``[1638400]``). Recognises
+    the positions or the width alone, their sum, a count per layer, a row too
+    many or too few, the table's size in bytes (float32), and the sinusoidal
+    answer (0, which has no parameters). Never raises on the answer: anything
+    that is not a finite whole number gets a hint.
 
     Raises:
         TypeError / ValueError: if the sizes are not positive integers.
@@ -217,8 +306,13 @@ def check_position_table_size(answer: Any, max_len: int, d_model: int, *, n_laye
     max_len = check_positive_int("max_len", max_len)
     d_model = check_positive_int("d_model", d_model)
     n_layers = check_positive_int("n_layers", n_layers)
+    if isinstance(answer, (list, tuple)) and len(answer) == 1:
+        answer = answer[0]                                   # [1638400] holds one count
     value = _number(answer)
-    if value is None or value != int(value):
+    if value is None or not math.isfinite(value):
+        return _verdict(False, "Give the count as one finite whole number of parameters (not a string, "
+                        "NaN, or several numbers).")
+    if value != int(value):
         return _verdict(False, "Give a whole number of parameters.")
     right = max_len * d_model
     if value == right:
@@ -232,6 +326,10 @@ def check_position_table_size(answer: Any, max_len: int, d_model: int, *, n_laye
         return _verdict(False, "The table is a matrix: multiply the number of rows by the row width.")
     if n_layers > 1 and value == right * n_layers:
         return _verdict(False, "The table is added once, to the input embeddings, not in every layer.")
+    if value in ((max_len - 1) * d_model, (max_len + 1) * d_model):
+        return _verdict(False, f"One row off: positions 0 .. {max_len - 1} are {max_len} rows.")
+    if value == 4 * right:
+        return _verdict(False, "That is the table's size in bytes (4 per float32 number); count the numbers.")
     if value == 0:
         return _verdict(False, "Zero is the sinusoidal table's count; a learned table is all parameters.")
     return _verdict(False, f"Count rows x columns of the nn.Embedding(max_len={max_len}, d_model={d_model}) weight.")
@@ -242,8 +340,15 @@ def check_rope_angle(answer: Any, m: float, i: int, d_model: int, *, base: float
     vector at position ``m``: ``m * theta_i`` with ``theta_i = base^(-2i/d)``
     (Su et al., 2021, eq. 15).
 
+    Accepts any angle equal to ``m * theta_i`` modulo ``2 pi`` (the same
+    rotation), to ``1e-6 * max(1, |m * theta_i|)`` rad (capped at ``1e-3``
+    rad), compared after reducing the difference with ``math.remainder``.
+    An answer so large that neighbouring float64 numbers are farther apart
+    than that tolerance names no angle and gets a hint to reduce it first.
     Recognises degrees, the exponent ``i/d`` instead of ``2i/d``, the frequency
-    alone (position forgotten), and ``m / theta_i``.
+    alone (position forgotten), ``m / theta_i``, the opposite sign, and an
+    answer right to about three digits. Never raises on the answer: a string,
+    None, NaN, inf or a tensor of several numbers gets a hint.
 
     Raises:
         TypeError / ValueError: if ``i`` is not a pair index of ``d_model`` or
@@ -254,29 +359,55 @@ def check_rope_angle(answer: Any, m: float, i: int, d_model: int, *, base: float
     value = _number(answer)
     if value is None:
         return _verdict(False, "Give the angle as one number, in radians.")
+    if not math.isfinite(value):
+        return _verdict(False, f"{value} is not a finite angle: give m * theta_i in radians.")
     theta = float(frequencies(d_model, base=base)[i])
     right = m * theta
-    if _close(value, right, 1e-6) or (right == 0 and value == 0):
+
+    def same_angle(a: float, b: float, rel: float, period: float = 2 * math.pi, cap: float = 1e-3) -> bool:
+        """a, b the same angle up to whole turns, to rel * max(1, |b|) but at most cap (b: the reference)."""
+        return abs(math.remainder(a - b, period)) <= min(rel * max(1.0, abs(b)), cap)
+
+    too_big = math.ulp(value) > min(1e-6 * max(1.0, abs(right)), 1e-3)
+    if not too_big and same_angle(value, right, 1e-6):
+        reduced = "" if _close(value, right, 1e-6) or right == value else (
+            f" ({value:.6g} rad is the same rotation, up to whole turns of 2 pi)")
         return _verdict(True, f"Pair {i} turns by theta_{i} = {base:g}^(-2*{i}/{d_model}) per position, "
-                        f"so by {right:.6g} rad at position {m:g}.")
-    if _close(value, math.degrees(right), 1e-6):
+                        f"so by {right:.6g} rad at position {m:g}{reduced}.")
+    if not too_big and same_angle(value, math.degrees(right), 1e-6, 360.0):
         return _verdict(False, "That is the angle in degrees; RoPE's cos and sin take radians.")
+    if right and not too_big and same_angle(value, -right, 1e-6):
+        return _verdict(False, "Right size, wrong sign: RoPE turns the pair by +m * theta_i.")
     if _close(value, m * base ** (-i / d_model), 1e-6):
         return _verdict(False, "The exponent is -2i/d, not -i/d: pair i holds features 2i and 2i+1.")
     if _close(value, theta, 1e-6):
         return _verdict(False, "That is theta_i, the turn per position. Multiply by the position m.")
     if theta and _close(value, m / theta, 1e-6):
         return _verdict(False, "theta_i = base^(-2i/d) is below 1 for i > 0: multiply m by it, don't divide.")
+    if too_big:
+        return _verdict(False, f"{value:.6g} is too large to name an angle: float64 numbers that big are "
+                        f"{math.ulp(value):.2g} apart. Reduce it modulo 2 pi, or compute m * theta_i directly.")
+    if same_angle(value, right, 1e-2, cap=0.1):
+        return _verdict(False, "Close, but not to 1e-6: compute m * theta_i with more digits instead of "
+                        "rounding theta_i.")
     return _verdict(False, "Start from theta_i = base^(-2i/d); the rotation at position m is m * theta_i.")
 
 
 def check_alibi_slopes(answer: Any, n_heads: int) -> bool:
     """Chapter 7: ALiBi's slopes for ``n_heads`` heads, in head order
-    (Press et al., 2022, section 3 and their reference code).
+    (Press et al., 2022, section 3 and their reference code, ``get_slopes``).
 
-    Recognises the slopes in the wrong order, the geometric rule
-    ``2^(-8h/n)`` used for a head count that is not a power of two, and the
-    slopes ``2^-h``.
+    Accepts any list, tuple or tensor of ``n_heads`` numbers (nested or flat)
+    equal to the slopes to a relative ``1e-5``; a float16 or bfloat16 tensor
+    is accepted when it equals the slopes rounded to its own dtype, and a
+    float answer right only to about three digits gets a hint to keep more.
+    Recognises the slopes in the
+    wrong order, the power-of-two rule ``2^(-8h/n)`` used for a head count
+    that is not a power of two, the first ``n`` slopes of the next power of
+    two's sequence (``2^-h`` for 5 to 8 heads), extra heads taken as the first
+    rather than every other slope, and ``2^-h`` for a power of two other than
+    8. Never raises on the answer: strings, None, NaN, inf or the wrong count
+    get a hint.
 
     Raises:
         TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
@@ -285,24 +416,54 @@ def check_alibi_slopes(answer: Any, n_heads: int) -> bool:
     got = _per_head(answer, n_heads, "slopes")
     if got is None:
         return False
+    if not bool(torch.isfinite(got).all()):
+        return _verdict(False, "Every slope is a finite positive number; some of yours are NaN or infinite.")
     right = alibi_slopes(n_heads).to(torch.float64)
+    listed = ", ".join(f"{v:.4g}" for v in right.tolist())
+    half = answer.dtype if isinstance(answer, torch.Tensor) and answer.dtype in (torch.float16, torch.bfloat16) else None
 
     def same(a: torch.Tensor, b: torch.Tensor) -> bool:
         return bool(torch.allclose(a, b, rtol=1e-5, atol=0))
 
     if same(got, right):
-        return _verdict(True, f"Slopes for {n_heads} heads: " + ", ".join(f"{v:.4g}" for v in right.tolist()) + ".")
+        return _verdict(True, f"Slopes for {n_heads} heads: {listed}.")
+    if half is not None and same(got, right.to(half).to(torch.float64)):
+        return _verdict(True, f"Slopes for {n_heads} heads, right to {str(half)[6:]} precision: {listed}.")
+    if bool(torch.allclose(got, right, rtol=1e-2, atol=0)):
+        return _verdict(False, "Close, but only to about three digits: keep the slopes in float32 or float64, "
+                        "without rounding them.")
+    power = 1 << (n_heads.bit_length() - 1)           # nearest power of two <= n_heads
     if same(got.sort().values, right.sort().values):
-        return _verdict(False, "The right numbers in the wrong order: head 1 gets the largest slopes of the "
-                        "power-of-two sequence, then the extra heads follow.")
+        if power == n_heads:
+            return _verdict(False, f"The right numbers in the wrong order: head h takes 2^(-8h/{n_heads}), "
+                            "steepest first.")
+        return _verdict(False, "The right numbers in the wrong order: the heads of the nearest smaller power of "
+                        "two come first, steepest first, then the extra heads.")
     h = torch.arange(1, n_heads + 1, dtype=torch.float64)
+    if n_heads == 1:
+        return _verdict(False, "With one head the rule 2^(-8h/n) gives a single slope, 2^-8 = 1/256.")
+    if power == n_heads:
+        if same(got, 2.0 ** -h):
+            return _verdict(False, f"2^-h is the rule for 8 heads only. For {n_heads} heads the slopes are "
+                            f"2^(-8h/{n_heads}), from 2^-(8/{n_heads}) down to 2^-8.")
+        return _verdict(False, f"{n_heads} is a power of two: the slopes are 2^(-8h/{n_heads}), h = 1 .. {n_heads}.")
     if same(got, 2.0 ** (-8.0 * h / n_heads)):
         return _verdict(False, f"2^(-8h/n) is the rule when n is a power of two; {n_heads} is not. Take the "
-                        "slopes of the nearest smaller power of two, then every other slope of the "
-                        "sequence for twice that power.")
-    if same(got, 2.0 ** -h):
-        return _verdict(False, "The slopes are 2^(-8h/n), spread over [2^-8, 2^-(8/n)], not 2^-h.")
-    return _verdict(False, "Start from the 8-head slopes 1/2, 1/4, .., 1/256 and Press et al.'s rule for "
+                        f"{power} slopes of {power} heads, then every other slope of the sequence for "
+                        f"{2 * power} heads.")
+    bigger = alibi_slopes(2 * power).to(torch.float64)
+    if same(got, bigger[:n_heads]):
+        return _verdict(False, f"These are the first {n_heads} slopes for {2 * power} heads. Press et al. start "
+                        f"from the nearest smaller power of two, {power}, and add every other slope of the "
+                        f"{2 * power}-head sequence.")
+    base_part = alibi_slopes(power).to(torch.float64)
+    if same(got[:power], base_part) and same(got[power:], bigger[: n_heads - power]):
+        return _verdict(False, f"The first {power} are right. The extra heads take every other slope of the "
+                        f"{2 * power}-head sequence (its 1st, 3rd, 5th, ..), not its first ones.")
+    if same(got[:power], base_part):
+        return _verdict(False, f"The first {power} are right. The extra {n_heads - power} heads take every "
+                        f"other slope of the {2 * power}-head sequence, starting with its first.")
+    return _verdict(False, f"Start from the {power}-head slopes 2^(-8h/{power}) and Press et al.'s rule for "
                     "other head counts.")
 
 
@@ -315,24 +476,33 @@ __all__ += [
 ]
 
 
-def check_sine_only_residual(answer: Any, k: int, d_model: int, *, n_positions: int = 256,
+def check_sine_only_residual(answer: Any, k: int, d_model: int, *, n_positions: int | None = None,
                              base: float = 10000.0) -> bool:
     """Chapter 3: the relative residual ``||X B - Y|| / ||Y||`` of the best
     (least-squares) matrix ``B`` from the sine columns ``X[p] = sin(p w_i)`` of
     positions ``0 .. n_positions - 1`` to the sine columns ``Y`` of the
     positions ``k`` later (``book.encodings.sinusoidal.shift_fit_residual``
-    with ``sines_only=True``), computed in float64.
+    with ``sines_only=True``; ``n_positions=None`` is its default, one turn of
+    the slowest pair).
 
-    Accepts a relative error of ``5e-4``: tight enough to reject the fit in
-    the wrong direction (from ``Y`` to ``X``) and the residual divided by
-    ``||X||`` instead of ``||Y||`` (each within 1% of the right value for
-    ``k = 3``, ``d = 32``), loose enough for float64 rounding. Recognises
-    those two, 0 (what the full (sin, cos) table gives), the residual of the
-    identity (no fit), and a float32 computation.
+    The window must make the sine table well conditioned (the library
+    refuses a condition number above ``1e6``), so that the residual is well
+    posed: every float64 least-squares method (any ``lstsq`` driver, QR,
+    the normal equations, a pseudo-inverse) gives it to about ``1e-10`` or
+    better, and a fit with an extra intercept column (one more free
+    parameter) gives a residual a little smaller (relative ``2e-8`` for
+    ``k=3``, ``d_model=32`` over 40,000 positions). Accepts a relative error of ``5e-6``, which also
+    lets through one position more or less. Recognises the fit in the wrong
+    direction (from ``Y`` to ``X``), the residual divided by ``||X||``, a
+    float32 computation (each within 1e-4 of the right value), 0 (what the
+    full (sin, cos) table gives), the residual of the identity (no fit), the
+    cosine columns fitted instead, the squared residual, a percentage, and
+    another offset. Never raises on the answer.
 
     Raises:
         TypeError / ValueError: as ``shift_fit_residual`` for a bad ``k``,
-            ``d_model``, ``n_positions`` or ``base`` (the teacher's call).
+            ``d_model``, ``n_positions`` or ``base``, or a window too short
+            for a well-posed fit (the teacher's call).
     """
     from .encodings.sinusoidal import shift_fit_residual
 
@@ -340,31 +510,55 @@ def check_sine_only_residual(answer: Any, k: int, d_model: int, *, n_positions: 
     value = _number(answer)
     if value is None:
         return _verdict(False, "Give the relative residual as one number (a float).")
-    if _close(value, right, 5e-4):
-        return _verdict(True, f"The best matrix still misses {100 * right:.0f}% of the shifted sines: "
-                        "sin((p+k)w) needs cos(pw), which the sines alone do not give.")
+    if not math.isfinite(value):
+        return _verdict(False, f"{value} is not a finite number: check that the tables have no NaN and that "
+                        "||Y|| is not 0.")
+    if _close(value, right, 5e-6):
+        return _verdict(True, f"The best matrix still misses {100 * right:.1f}% of the shifted sines: "
+                        "sin((p+k)w) needs cos(pw), and no matrix of the sines gives it.")
     if abs(value) < 1e-6:
         return _verdict(False, "0 is what the full (sin, cos) encoding gives. Fit the sine columns only "
                         "(the even dimensions 0, 2, 4, ...).")
-    p = torch.arange(n_positions)
-    x = sinusoidal_at(p, d_model, base=base, dtype=torch.float64)[:, 0::2]
-    y = sinusoidal_at(p + k, d_model, base=base, dtype=torch.float64)[:, 0::2]
-    b = torch.linalg.lstsq(x, y, driver="gelsd").solution
-    back = torch.linalg.lstsq(y, x, driver="gelsd").solution
+    n = math.ceil(2 * math.pi / float(frequencies(d_model, base=base)[-1])) if n_positions is None else n_positions
+    p = torch.arange(n)
+    full_x = sinusoidal_at(p, d_model, base=base, dtype=torch.float64)
+    full_y = sinusoidal_at(p + k, d_model, base=base, dtype=torch.float64)
+    x, y = full_x[:, 0::2], full_y[:, 0::2]
+
+    def fit(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+        return a @ torch.linalg.lstsq(a, c, driver="gelsd").solution - c
+
     hints = [
-        ((x - y).norm() / y.norm(), "That is the residual of B = I (no fit at all). Solve for the best B "
-         "with torch.linalg.lstsq(X, Y)."),
-        ((y @ back - x).norm() / x.norm(), "That fits from PE(p + k) back to PE(p). Fit X B = Y, with X the "
+        (float(fit(y, x).norm() / x.norm()), "That fits from PE(p + k) back to PE(p). Fit X B = Y, with X the "
          "positions p and Y the positions p + k."),
-        ((x @ b - y).norm() / x.norm(), "That divides by ||X||; the residual is relative to what is fitted, "
+        (float(fit(x, y).norm() / x.norm()), "That divides by ||X||; the residual is relative to what is fitted, "
          "||X B - Y|| / ||Y||."),
+        (float(fit(x.float(), y.float()).norm() / y.float().norm()), "That is the float32 answer: build the "
+         "tables with dtype=torch.float64."),
     ]
     for wrong, hint in hints:
-        if _close(value, float(wrong), 5e-4):
+        if _close(value, wrong, 5e-6):
             return _verdict(False, hint)
-    if _close(value, right, 2e-2):
-        return _verdict(False, "Close, but not to float64 precision: build the tables with "
-                        "dtype=torch.float64 and solve with driver='gelsd'.")
+    cos_x, cos_y = full_x[:, 1::2], full_y[:, 1::2]
+    others = [
+        (float((x - y).norm() / y.norm()), "That is the residual of B = I (no fit at all). Solve for the best B "
+         "with torch.linalg.lstsq(X, Y)."),
+        (float(fit(cos_x, cos_y).norm() / cos_y.norm()), "Those are the cosine columns (odd dimensions); the "
+         "sines are the even dimensions 0, 2, 4, ..."),
+        (right**2, "That is the squared residual, a ratio of squared norms. Take the square root."),
+        (100 * right, "That looks like a percentage. Give the fraction ||X B - Y|| / ||Y||."),
+    ]
+    for wrong, hint in others:
+        if _close(value, wrong, 1e-4):
+            return _verdict(False, hint)
+    for other_k in (k - 1, k + 1, -k):
+        y_other = sinusoidal_at(p + other_k, d_model, base=base, dtype=torch.float64)[:, 0::2]
+        if other_k != k and _close(value, float(fit(x, y_other).norm() / y_other.norm()), 1e-4):
+            return _verdict(False, f"That is the residual for the offset {other_k}; Y holds the positions "
+                            f"p + {k}.")
+    if _close(value, right, 1e-3):
+        return _verdict(False, f"Close (within 0.1%), but not the float64 least-squares value: check the window "
+                        f"(positions 0 .. {n - 1}), float64 tables, and that you divide by ||Y||.")
     return _verdict(False, "Build X (sines of p) and Y (sines of p + k), solve B = lstsq(X, Y) and "
                     "return ||X B - Y|| / ||Y||.")
 
@@ -382,7 +576,8 @@ def check_attend_back_matrix(answer: Any, j: int, d_model: int, *, n_positions: 
     ``M_j[perm][:, perm]`` (``perm = layout_permutation(d)``) for the
     concatenated one. Recognises a head that attends ``j`` ahead, one that
     attends to itself (e.g. ``A = I``), a matrix that works only in the other
-    layout, and the wrong shape.
+    layout, the wrong shape, and NaN or infinite entries. Never raises on the
+    answer.
 
     Raises:
         TypeError / ValueError: if ``j`` is not an integer with
@@ -393,12 +588,16 @@ def check_attend_back_matrix(answer: Any, j: int, d_model: int, *, n_positions: 
     layout = check_choice("layout", layout, ("interleaved", "concat"))
     if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < n_positions:
         raise ValueError(f"j must be an integer in 0 .. n_positions - 1 = {n_positions - 1}, got {j!r}")
+    if _is_complex(answer):
+        return _verdict(False, "A has complex entries; a matrix that scores real encodings is real.")
     try:
         a = torch.as_tensor(answer, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError):
         return _verdict(False, "Give A as a d x d tensor (or a list of lists).")
     if a.shape != (d_model, d_model):
         return _verdict(False, f"A must be {d_model} x {d_model}, got shape {tuple(a.shape)}.")
+    if not torch.isfinite(a).all():
+        return _verdict(False, "A holds NaN or infinite entries, so its scores have no largest key.")
     m = torch.arange(n_positions)
 
     def best_keys(which: str) -> torch.Tensor:
@@ -433,9 +632,10 @@ def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) ->
     ``(d/2)(1 - (ln k + gamma) / ln b)`` (``1 << k << b``; ``gamma`` shifts
     the line, not its slope)?
 
-    The answer is ``(d/2) ln 10 / ln b`` (a positive drop). Recognises the
-    sign flipped, ``d`` in place of ``d/2``, the drop per factor ``e`` instead
-    of 10, and the ratio inverted.
+    The answer is ``(d/2) ln 10 / ln b`` (a positive drop), within a relative
+    ``1e-3``. Recognises the sign flipped, ``d`` in place of ``d/2``, the drop
+    per factor ``e`` instead of 10, the ratio inverted, and a value within 10%
+    (a drop measured on the exact, wiggling sum). Never raises on the answer.
 
     Raises:
         TypeError / ValueError: for an odd or non-positive ``d_model`` or
@@ -446,8 +646,8 @@ def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) ->
     half = check_even("d_model", d_model) / 2
     base = check_base(base)
     value = _number(answer)
-    if value is None:
-        return _verdict(False, "Give the drop as one number.")
+    if value is None or not math.isfinite(value):
+        return _verdict(False, "Give the drop as one number (finite, positive).")
     ln_b = math.log(base)
     right = half * math.log(10) / ln_b
     if _close(value, right):
@@ -461,6 +661,10 @@ def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) ->
         return _verdict(False, "That is the drop per factor e in k. Multiplying k by 10 adds ln 10 to ln k.")
     if _close(value, half * ln_b / math.log(10)):
         return _verdict(False, "The ratio is upside down: ln k / ln b grows by ln 10 / ln b.")
+    if _close(value, right, 0.1):
+        return _verdict(False, f"Within 10% of the approximation's drop, {right:.4g}, but not equal to it: this "
+                        "looks like a measured drop of the exact sum, which wiggles. The question asks for the "
+                        "straight line's slope, (d/2) ln 10 / ln b.")
     return _verdict(False, "Write the approximation at k and at 10 k and subtract: ln(10 k) = ln k + ln 10.")
 
 
@@ -490,8 +694,10 @@ def check_cache_rounding_error(answer: Any, dtype: torch.dtype = torch.bfloat16)
         return _verdict(True, f"{name} keeps {bits} significant bits: below 1 its numbers are 2^-{bits} apart, "
                         f"and rounding to the nearest errs by at most half of that, 2^-{bits + 1}.")
     if _close(value, 2 * right):
-        return _verdict(False, "That is the whole gap between neighbours below 1; rounding to the nearest "
-                        "neighbour errs by at most half of it.")
+        return _verdict(False, "That is the whole gap between neighbours below 1 (and the largest error of "
+                        "rounding relative to a number's size, reached just above a power of two); a cosine's "
+                        "error is at most half of it, since rounding to the nearest neighbour errs by at most "
+                        "half a gap.")
     if _close(value, eps) or _close(value, eps / 2):
         return _verdict(False, "That is (half) the gap just above 1, torch.finfo(dtype).eps. A cosine is at "
                         "most 1, and below 1 the numbers are twice as dense.")
@@ -554,8 +760,11 @@ def check_learned_vs_sinusoidal(learned: Any, sinusoidal: Any, *, length: int = 
     seed, never used for training): each must get more than ``threshold`` of
     the rule's tokens right. Recognises a missing model, the two schemes
     swapped or another scheme, a learned table too short for ``length``, and
-    an untrained or under-trained model. The verdict prints no accuracy (it
-    would depend on the CPU); the teacher's script gets ``True`` or ``False``.
+    an untrained or under-trained model (saying so when it is more than half
+    right), and a model that cannot run on the test tokens (a wrong vocabulary
+    size); it never raises on the students' models. The verdict prints no
+    accuracy (it would depend on the CPU); the teacher's script gets ``True``
+    or ``False``.
 
     Raises:
         TypeError / ValueError: if ``length`` is not an integer >= 2 or
@@ -581,17 +790,26 @@ def check_learned_vs_sinusoidal(learned: Any, sinusoidal: Any, *, length: int = 
     for want, model in pair.items():
         if model.position != want:
             return _verdict(False, f"The {want} model was built with position={model.position!r}.")
-    if learned.max_len < length:
-        return _verdict(False, f"The learned table has {learned.max_len} rows, too few for sequences of "
+    rows = getattr(learned, "max_len", None)
+    if isinstance(rows, int) and rows < length:
+        return _verdict(False, f"The learned table has {rows} rows, too few for sequences of "
                         f"{length} tokens: build it with max_len >= {length}.")
     test = tasks.local_sum(500, length, generator=torch.Generator().manual_seed(20170612))
-    with torch.no_grad():
-        acc = {name: float(models.accuracy_by_position(m, test).nanmean()) for name, m in pair.items()}
+    acc = {}
+    for name, model in pair.items():
+        try:
+            with torch.no_grad():
+                acc[name] = float(models.accuracy_by_position(model, test).nanmean())
+        except Exception:  # a student's model: any failure is a hint, never a crash
+            return _verdict(False, f"The {name} model could not score tokens 0 .. 9: build it with "
+                            f"models.TinyTransformer(10, position={name!r}, ...), vocabulary size 10.")
     weak = [name for name, a in acc.items() if not a > threshold]
     if weak:
+        near = all(acc[name] > 0.5 for name in weak)
         return _verdict(False, f"The {' and the '.join(weak)} model does not apply the rule yet (at most "
-                        f"{threshold:.0%} of held-out tokens right). Train on tasks.local_sum sequences of "
-                        f"{length} tokens, for more steps or with a larger learning rate.")
+                        f"{threshold:.0%} of held-out tokens right" + (", but more than half" if near else "")
+                        + f"). Train on tasks.local_sum sequences of {length} tokens, for more steps or with "
+                        "a larger learning rate.")
     return _verdict(True, f"Both models get more than {threshold:.0%} of held-out tokens right: inside the "
                     "trained length, a learned table and sin/cos both let the model find the token one back, "
                     "as Vaswani et al. found for translation (Table 3, row E). Only the sinusoidal model "
@@ -665,10 +883,9 @@ def check_first_untrained_row(answer: Any, train_len: int, max_len: int) -> bool
     max_len = check_positive_int("max_len", max_len)
     if max_len <= train_len:
         raise ValueError(f"max_len must be larger than train_len, got {max_len} <= {train_len}")
-    value = _number(answer)
-    if value is None or value != int(value):
+    row = _whole(answer)
+    if row is None:
         return _verdict(False, "Give a whole row index.")
-    row = int(value)
     if row == train_len:
         return _verdict(True, f"Inputs of {train_len} tokens use positions 0 .. {train_len - 1}, so rows "
                         f"{train_len} .. {max_len - 1} never receive a gradient (weight decay aside) and "
@@ -705,6 +922,8 @@ def check_rope_stretch(answer: Any, model: Any, batch: Any, train_len: int, *, s
     scale = check_real("scale", scale)
     if scale < 1:
         raise ValueError(f"scale must be >= 1, got {scale}")
+    if isinstance(answer, dict) and all(isinstance(k, str) for k in answer):   # "pi", "yarn" will do
+        answer = {{"pi": "PI", "yarn": "YaRN"}.get(k.lower(), k): v for k, v in answer.items()}
     if not isinstance(answer, dict) or set(answer) != {"PI", "YaRN"}:
         return _verdict(False, 'Give a dict {"PI": (within, past), "YaRN": (within, past)}.')
     truth = {}
@@ -733,6 +952,13 @@ def check_rope_stretch(answer: Any, model: Any, batch: Any, train_len: int, *, s
     if any(math.isnan(v) for pair in got.values() for v in pair):
         return _verdict(False, "Position 0 has no target (accuracy_by_position gives NaN there); average "
                         f"positions 1 .. {train_len - 1} only.")
+    if any(math.isinf(v) for pair in got.values() for v in pair):
+        return _verdict(False, "An accuracy is a fraction between 0 and 1, not infinite.")
+    if all(near(got[r][i] / 100, truth[r][i]) for r in truth for i in (0, 1)):
+        return _verdict(False, "These look like percentages: give each accuracy as a fraction between 0 and 1.")
+    if all(abs(got[r][i] - truth[r][i]) < 0.05 for r in truth for i in (0, 1)):
+        return _verdict(False, "Close, but not within 0.01. Check which positions you average: 1 .. "
+                        f"{train_len - 1} within, {train_len} to the end past (the model on the same batch).")
     return _verdict(False, "Set the rule with model.set_rope_scaling(rule=..., scale=..., "
                     "original_max_len=...), measure models.accuracy_by_position, and reset with "
                     "model.set_rope_scaling().")
@@ -763,10 +989,15 @@ def check_yarn_pairs(answer: Any, d_model: int, *, original_max_len: int, alpha:
     if not isinstance(answer, dict) or set(answer) != set(keys):
         return _verdict(False, 'Give a dict with the keys "kept", "blended" and "interpolated", '
                         "each a list of pair indices.")
-    try:
-        got = {k: sorted(int(i) for i in answer[k]) for k in keys}
-    except (TypeError, ValueError):
-        return _verdict(False, "Each group is a list of whole pair indices.")
+    got: dict[str, list[int]] = {}
+    for k in keys:
+        try:
+            indices = [_whole(i) for i in answer[k]]
+        except (TypeError, ValueError, RuntimeError):
+            indices = [None]
+        if any(i is None for i in indices):
+            return _verdict(False, "Each group is a list of whole pair indices.")
+        got[k] = sorted(i for i in indices if i is not None)
     right = groups(gamma)
     if got == right:
         return _verdict(True, f"With the {ramp}'s ramp: kept {right['kept']}, blended {right['blended']}, "
@@ -822,6 +1053,9 @@ def check_dynamic_ntk(answer: Any, d_model: int, *, original_max_len: int, seq_l
     if form == "transformers" and not ok_div and _close(divisor, seq_len / original_max_len):
         return _verdict(False, "That is the book's (and the paper's) s = n / L. transformers' form scales "
                         "harder: s = 1 + factor (n / L - 1).")
+    if not ok_div and _close(divisor, 1 / s):
+        return _verdict(False, f"That is the factor the frequency is multiplied by, 1 / s; the divisor is "
+                        f"its inverse, s = {s:g}.")
     if not ok_div and _close(divisor, s ** (d_model / (d_model - 2))):
         return _verdict(False, "That is the factor on the base. The slowest pair, theta = base^(-(d-2)/d), "
                         "is divided by (s^(d/(d-2)))^((d-2)/d) = s.")
@@ -835,7 +1069,7 @@ def check_turned_pairs(answer: Any, d_model: int, *, original_max_len: int, base
     training length (wavelength ``2 pi / theta_i <= L``,
     ``book.scaling.turned_pairs``). Recognises the count of pairs that never
     turn, the index of the last turned pair, and the pairs with more than
-    YaRN's 32 turns.
+    YaRN's 32 turns. The list of the turned pairs' indices is accepted too.
 
     Raises:
         ValueError: as ``book.scaling.turned_pairs``.
@@ -843,10 +1077,13 @@ def check_turned_pairs(answer: Any, d_model: int, *, original_max_len: int, base
     from .scaling import turned_pairs
 
     right = turned_pairs(d_model, original_max_len=original_max_len, base=base)
-    value = _number(answer)
-    if value is None or value != int(value):
+    n = _whole(answer)
+    listed = _whole_list(answer) if n is None else None
+    if listed is not None and sorted(listed) == list(range(right)):
+        return _verdict(True, f"These are the turned pairs, 0 .. {right - 1}: {right} of them, with wavelengths up "
+                        f"to {original_max_len} positions.")
+    if n is None:
         return _verdict(False, "Give a whole number of pairs.")
-    n = int(value)
     if n == right:
         return _verdict(True, f"Pairs 0 .. {right - 1} have wavelengths up to {original_max_len} positions; "
                         f"the other {d_model // 2 - right} never complete a turn within the training length.")

@@ -134,7 +134,8 @@ def test_yarn_pairs_check(capsys):
     ((4096, 4.0), False, "still exactly 1"),
     ((4097, 4.0 ** (128 / 126)), False, "factor on the base"),
     ((5000, 4.0), False, "smallest n"),
-    ((4097, 0.25), False, "Compare the slowest pair"),
+    ((4097, 0.25), False, "multiplied by, 1 / s"),
+    ((4097, 3.0), False, "Compare the slowest pair"),
     ("4097", False, "two numbers"),
 ])
 def test_dynamic_ntk_check(capsys, answer, ok, hint):
@@ -169,3 +170,73 @@ def test_turned_pairs_check(capsys, answer, ok, hint):
     got, out = _verdict(capsys, lambda: exercises.check_turned_pairs(answer, 128, original_max_len=8192,
                                                                      base=500000.0))
     assert got is ok and hint in out
+
+
+# ------------------------------------------- any answer: a hint, never an error
+ODD_ANSWERS = [float("nan"), float("inf"), -float("inf"), "abc", None, [1, 2, 3], torch.zeros(3, 3), {"a": 1},
+               (float("nan"), float("inf")), [[1], [2, 3]], 2.5, torch.tensor(float("nan")), object()]
+
+
+@pytest.mark.parametrize("answer", ODD_ANSWERS + [
+    {"kept": [float("inf")], "blended": [], "interpolated": []},
+    {"kept": [2.5], "blended": [], "interpolated": []},
+    {"kept": None, "blended": [], "interpolated": []},
+    {"kept": "01", "blended": [], "interpolated": []},
+])
+def test_chapter_8_9_checks_hint_on_any_answer(capsys, answer):
+    calls = [lambda: exercises.check_alibi_neutral_weight(answer, n_heads=2),
+             lambda: exercises.check_first_untrained_row(answer, train_len=32, max_len=128),
+             lambda: exercises.check_yarn_pairs(answer, 64, original_max_len=32),
+             lambda: exercises.check_dynamic_ntk(answer, 128, original_max_len=4096, seq_len=16384),
+             lambda: exercises.check_turned_pairs(answer, 128, original_max_len=8192, base=500000.0)]
+    for call in calls:
+        ok, out = _verdict(capsys, call)
+        assert ok is False and out.startswith("Not yet.")
+
+
+@pytest.mark.parametrize("answer", ODD_ANSWERS + [
+    {"PI": None, "YaRN": (0.5, 0.5)}, {"PI": (float("inf"), 0.5), "YaRN": (0.5, 0.5)},
+    {"PI": "ab", "YaRN": (0.5, 0.5)}, {"PI": 0.5, "YaRN": (0.5, 0.5)},
+])
+def test_rope_stretch_check_hints_on_any_answer(capsys, rope_model, answer):
+    model, batch = rope_model
+    ok, out = _verdict(capsys, lambda: exercises.check_rope_stretch(answer, model, batch, 8))
+    assert ok is False and out.startswith("Not yet.")
+
+
+def test_rope_stretch_check_names_close_slips(capsys, rope_model):
+    model, batch = rope_model
+    right = _truth(model, batch, 8)
+    percent = {r: (100 * a, 100 * b) for r, (a, b) in right.items()}
+    ok, out = _verdict(capsys, lambda: exercises.check_rope_stretch(percent, model, batch, 8))
+    assert not ok and "percentages" in out
+    close = {r: (a + 0.03, b) for r, (a, b) in right.items()}
+    ok, out = _verdict(capsys, lambda: exercises.check_rope_stretch(close, model, batch, 8))
+    assert not ok and "Close, but" in out
+    tensors = {r: torch.tensor(v) for r, v in right.items()}       # any pair of numbers will do
+    assert exercises.check_rope_stretch(tensors, model, batch, 8)
+    lower = {r.lower(): v for r, v in right.items()}                # and any case of the rule names
+    assert exercises.check_rope_stretch(lower, model, batch, 8)
+
+
+@pytest.mark.parametrize("form", [int, float, torch.tensor, lambda n: torch.tensor([float(n)])])
+def test_whole_number_checks_accept_every_form_of_the_number(form):
+    assert exercises.check_first_untrained_row(form(32), train_len=32, max_len=128)
+    assert exercises.check_turned_pairs(form(35), 128, original_max_len=8192, base=500000.0)
+
+
+def test_yarn_pairs_check_accepts_tensors_and_any_order(capsys):
+    kw = dict(original_max_len=32, alpha=1.0, beta=32.0)
+    code = _groups(scaling.yarn_ramp(64, **kw))
+    shuffled = {k: torch.tensor(v[::-1]) for k, v in code.items()}
+    assert exercises.check_yarn_pairs(shuffled, 64, **kw)
+    floats = {k: [float(i) for i in v] for k, v in code.items()}
+    assert exercises.check_yarn_pairs(floats, 64, **kw)
+
+
+def test_turned_pairs_check_accepts_the_list_of_turned_pairs(capsys):
+    kw = dict(original_max_len=8192, base=500000.0)
+    for listed in (list(range(35)), range(35), torch.arange(35), tuple(range(34, -1, -1))):
+        assert exercises.check_turned_pairs(listed, 128, **kw)
+    ok, out = _verdict(capsys, lambda: exercises.check_turned_pairs(list(range(34)), 128, **kw))
+    assert not ok and "whole number" in out

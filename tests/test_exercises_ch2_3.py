@@ -12,41 +12,66 @@ from book import encodings, exercises
 from book.encodings.sinusoidal import shift_fit_residual
 
 
-def test_sine_only_residual(capsys):
-    right = shift_fit_residual(3, 32, n_positions=256, sines_only=True)
-    assert exercises.check_sine_only_residual(right, k=3, d_model=32)
-    assert "Correct" in capsys.readouterr().out
-    assert not exercises.check_sine_only_residual(0.0, k=3, d_model=32)
-    assert "full (sin, cos)" in capsys.readouterr().out
-    p = torch.arange(256)
-    x = encodings.sinusoidal_at(p, 32, dtype=torch.float64)[:, 0::2]
-    y = encodings.sinusoidal_at(p + 3, 32, dtype=torch.float64)[:, 0::2]
-    assert not exercises.check_sine_only_residual(float((x - y).norm() / y.norm()), k=3, d_model=32)
-    assert "B = I" in capsys.readouterr().out
-    # the fit in the wrong direction and the wrong denominator are each within 1% of the right value
-    back = torch.linalg.lstsq(y, x, driver="gelsd").solution
-    backward = float((y @ back - x).norm() / x.norm())
-    assert 0 < abs(backward / right - 1) < 0.01
-    assert not exercises.check_sine_only_residual(backward, k=3, d_model=32)
-    assert "back to PE(p)" in capsys.readouterr().out
-    b = torch.linalg.lstsq(x, y, driver="gelsd").solution
-    over_x = float((x @ b - y).norm() / x.norm())
-    assert 0 < abs(over_x / right - 1) < 0.01
-    assert not exercises.check_sine_only_residual(over_x, k=3, d_model=32)
-    assert "||X||" in capsys.readouterr().out
-    # a float32 computation is off by about 0.5%: not accepted, told why
-    x32, y32 = x.float(), y.float()
-    b32 = torch.linalg.lstsq(x32, y32, driver="gelsd").solution
-    res32 = float((x32 @ b32 - y32).norm() / y32.norm())
-    assert not exercises.check_sine_only_residual(res32, k=3, d_model=32)
-    assert "float64" in capsys.readouterr().out
-    assert exercises.check_sine_only_residual(right * (1 + 1e-4), k=3, d_model=32)
+def _sine_tables(n, k, dtype=torch.float64):
+    p = torch.arange(n)
+    x = encodings.sinusoidal_at(p, 32, dtype=dtype)[:, 0::2]
+    y = encodings.sinusoidal_at(p + k, 32, dtype=dtype)[:, 0::2]
+    return x, y
+
+
+def _rel(x, y, b):
+    return float((x @ b - y).norm() / y.norm())
+
+
+def test_sine_only_residual_accepts_every_correct_method(capsys):
+    n = 40_000
+    right = shift_fit_residual(3, 32, n_positions=n, sines_only=True)
+    x, y = _sine_tables(n, 3)
+    methods = [torch.linalg.lstsq(x, y, driver=drv).solution for drv in ("gelsd", "gelsy", "gelss", "gels")]
+    methods.append(torch.linalg.solve(x.T @ x, x.T @ y))                       # normal equations
+    methods.append(torch.linalg.pinv(x) @ y)                                    # pseudo-inverse
+    for b in methods:
+        assert exercises.check_sine_only_residual(_rel(x, y, b), k=3, d_model=32, n_positions=n)
+        assert "Correct" in capsys.readouterr().out
+    x1 = torch.cat((x, torch.ones(n, 1, dtype=x.dtype)), 1)                     # a fit with an intercept
+    assert exercises.check_sine_only_residual(_rel(x1, y, torch.linalg.lstsq(x1, y).solution), k=3,
+                                              d_model=32, n_positions=n)
+    xs, ys = _sine_tables(n + 1, 3)                                             # one position too many
+    assert exercises.check_sine_only_residual(_rel(xs, ys, torch.linalg.lstsq(xs, ys).solution), k=3,
+                                              d_model=32, n_positions=n)
+    assert exercises.check_sine_only_residual(torch.tensor(right), k=3, d_model=32, n_positions=n)
     capsys.readouterr()
-    assert not exercises.check_sine_only_residual(right * 2, k=3, d_model=32)
-    assert not exercises.check_sine_only_residual(None, k=3, d_model=32)
-    assert "one number" in capsys.readouterr().out
+
+
+def test_sine_only_residual_names_the_slip(capsys):
+    n = 40_000
+    right = shift_fit_residual(3, 32, n_positions=n, sines_only=True)
+    x, y = _sine_tables(n, 3)
+    check = lambda a: exercises.check_sine_only_residual(a, k=3, d_model=32, n_positions=n)  # noqa: E731
+    x32, y32 = _sine_tables(n, 3, torch.float32)
+    x2, y2 = _sine_tables(n, 2)
+    slips = [
+        (0.0, "full (sin, cos)"),
+        (float((x - y).norm() / y.norm()), "B = I"),
+        (_rel(y, x, torch.linalg.lstsq(y, x).solution), "back to PE(p)"),
+        (float((x @ torch.linalg.lstsq(x, y).solution - y).norm() / x.norm()), "||X||"),
+        (_rel(x32, y32, torch.linalg.lstsq(x32, y32).solution), "float"),
+        (right**2, "square root"),
+        (100 * right, "percentage"),
+        (_rel(x2, y2, torch.linalg.lstsq(x2, y2).solution), "offset 2"),
+        (right * (1 + 5e-4), "Close"),
+        (right * 2, "Build X"),
+    ]
+    for answer, hint in slips:
+        assert exercises.check_sine_only_residual(answer, k=3, d_model=32, n_positions=n) is False, hint
+        assert hint in capsys.readouterr().out
+    for bad in (None, "0.36", [0.3, 0.4], float("nan"), float("inf"), -float("inf"), torch.zeros(3)):
+        assert check(bad) is False
+        assert "Not yet" in capsys.readouterr().out
     with pytest.raises(TypeError, match="k"):
         exercises.check_sine_only_residual(0.3, k=1.5, d_model=32)
+    with pytest.raises(ValueError, match="too short a window"):          # an ill-posed exercise
+        exercises.check_sine_only_residual(0.3, k=3, d_model=32, n_positions=256)
 
 
 def test_attend_back_matrix(capsys):

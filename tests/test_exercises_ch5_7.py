@@ -1,4 +1,4 @@
-"""Chapter 5 (#17): the new self-check (True for two trained models, False with a hint otherwise),
+"""Chapter 5: the learned-or-sinusoidal self-check (True for two trained models, False with a hint otherwise),
 and the chapter's claim that transformers starts BERT's and GPT-2's token and position tables alike."""
 
 from __future__ import annotations
@@ -17,6 +17,20 @@ def _model(position, *, steps=0, max_len=LENGTH):
     if steps:
         models.train(m, lambda g: tasks.local_sum(32, LENGTH, generator=g), steps=steps, lr=1e-2, seed=0)
     return m
+
+
+def _wrong_vocab():
+    """A learned model whose vocabulary is too small for the task's tokens 0 .. 9."""
+    return models.TinyTransformer(5, position="learned", d_model=32, n_heads=2, n_layers=1, max_len=LENGTH, seed=0)
+
+
+class _Impostor(torch.nn.Module):
+    """A module that claims to be a learned model but cannot run."""
+
+    position = "learned"
+
+    def forward(self, tokens):
+        raise RuntimeError("not a model")
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +52,10 @@ def test_wrong_answers(trained, capsys):
         ((_model("learned"), sinusoidal), "does not apply the rule"),           # untrained
         ((learned, _model("sinusoidal", steps=20)), "does not apply the rule"),  # under-trained
         ((_model("learned", max_len=8), sinusoidal), "too few"),
+        (("learned", "sinusoidal"), "Give two trained models"),
+        ((float("nan"), sinusoidal), "Give two trained models"),
+        ((_wrong_vocab(), sinusoidal), "could not score tokens"),
+        ((_Impostor(), sinusoidal), "could not score tokens"),
     ]
     for args, hint in cases:
         assert check_learned_vs_sinusoidal(*args, length=LENGTH) is False
