@@ -55,6 +55,42 @@ def test_shift_fit_residual_matches_the_rotation_matrix():
     torch.testing.assert_close(x @ encodings.rotation_matrix(4, 16).T, y)
 
 
+def test_sine_only_residual_is_solver_independent_on_the_default_window():
+    # One turn of the slowest pair: a well-conditioned table, so every solver gives the same residual.
+    p = torch.arange(math.ceil(2 * math.pi / float(encodings.frequencies(32)[-1])))
+    x = encodings.sinusoidal_at(p, 32, dtype=torch.float64)[:, 0::2]
+    y = encodings.sinusoidal_at(p + 3, 32, dtype=torch.float64)[:, 0::2]
+    assert float(torch.linalg.cond(x)) < 10
+    right = shift_fit_residual(3, 32, sines_only=True)
+    for driver in ("gelsd", "gelsy", "gels"):
+        b = torch.linalg.lstsq(x, y, driver=driver).solution
+        assert math.isclose(float((x @ b - y).norm() / y.norm()), right, rel_tol=1e-10)
+    b = torch.linalg.solve(x.T @ x, x.T @ y)                       # normal equations
+    assert math.isclose(float((x @ b - y).norm() / y.norm()), right, rel_tol=1e-10)
+
+
+def test_sine_only_residual_is_at_least_what_position_zero_forces():
+    # Row p = 0 of the sine table is all zeros, so any matrix misses the whole row sin(k w_i) there.
+    for k, d_model in ((1, 16), (3, 32), (-2, 64)):
+        p = torch.arange(math.ceil(2 * math.pi / float(encodings.frequencies(d_model)[-1])))
+        y = encodings.sinusoidal_at(p + k, d_model, dtype=torch.float64)[:, 0::2]
+        assert float(y[0].norm() / y.norm()) <= shift_fit_residual(k, d_model, sines_only=True)
+
+
+def test_whole_positions_have_distinct_sines():
+    # pi is irrational, so sin p = sin q has no whole-number solution p != q: a function of the
+    # sine giving the next sine exists on whole positions; only its steepness is unbounded.
+    s = torch.sort(torch.sin(torch.arange(100_000, dtype=torch.float64))).values
+    assert float((s[1:] - s[:-1]).min()) > 1e-13
+
+
+def test_sine_only_residual_refuses_an_ill_conditioned_window():
+    # 256 positions at d = 32: condition number ~2e17, the "best" matrix is the solver's rounding.
+    with pytest.raises(ValueError, match="n_positions=256 is too short a window"):
+        shift_fit_residual(3, 32, n_positions=256, sines_only=True)
+    assert shift_fit_residual(3, 32, n_positions=256) < 1e-10      # the full table is exact at any window
+
+
 def test_shift_fit_residual_rejects_bad_input():
     with pytest.raises(TypeError, match="k"):
         shift_fit_residual(1.5, 8)

@@ -7,6 +7,7 @@ The frequencies ``w_i = base^(-2i/d)`` live here and are shared with RoPE
 
 from __future__ import annotations
 
+import math
 from typing import Literal, Sequence
 
 import torch
@@ -36,7 +37,9 @@ def frequencies(d_model: int, *, base: float = 10000.0, spacing: Spacing = "vasw
       al., 2017, section 3.5, where ``base = 10000``; Su et al., 2021, eq. 15,
       use the same ``theta_i``). The wavelengths ``2*pi / w_i`` form a
       geometric progression from ``2*pi`` up to ``2*pi * base^((d-2)/d)``,
-      just below ``2*pi * base``.
+      which is ``2*pi * base`` times ``base^(-2/d)`` (0.75 of it for
+      ``d = 64``, ``base = 10000``). The paper's "from 2*pi to 10000 * 2*pi"
+      is exactly the range of the tensor2tensor spacing below.
     * ``spacing="tensor2tensor"``: ``w_i = base^(-i / max(d/2 - 1, 1))``, the
       ``inv_timescales`` of tensor2tensor's ``get_timing_signal_1d``
       (``tensor2tensor/layers/common_attention.py``, with ``min_timescale=1``
@@ -280,7 +283,7 @@ def shift_fit_residual(
     k: int,
     d_model: int,
     *,
-    n_positions: int = 512,
+    n_positions: int | None = None,
     sines_only: bool = False,
     base: float = 10000.0,
 ) -> float:
@@ -291,17 +294,29 @@ def shift_fit_residual(
     ``B`` minimising ``||X B - Y||_F`` and return the relative residual
     ``||X B - Y||_F / ||Y||_F``. With the full interleaved (sin, cos)
     encoding (``sines_only=False``) the residual is 0 up to rounding, since
-    ``B = M_k^T`` (``rotation_matrix``) is exact; with the ``d/2`` sine
-    columns ``sin(p w_i)`` alone (``sines_only=True``) no matrix can do it,
-    because ``sin((p+k) w) = sin(p w) cos(k w) + cos(p w) sin(k w)`` needs the
-    cosine, which the sine does not determine. Computed in float64 with
-    ``torch.linalg.lstsq`` (driver ``"gelsd"``, which handles the
-    rank-deficient slow columns).
+    ``B = M_k^T`` (``rotation_matrix``) is exact (the addition formulas
+    behind Vaswani et al., 2017, section 3.5). With the ``d/2`` sine columns
+    ``sin(p w_i)`` alone (``sines_only=True``) no matrix does it:
+    ``sin((p+k) w) = sin(p w) cos(k w) + cos(p w) sin(k w)`` needs the cosine,
+    and a matrix maps the all-zero row of ``p = 0`` to 0, while the sines one
+    step later, ``sin(k w_i)``, are not 0.
+
+    The sine-only residual is well posed only if the sine table is well
+    conditioned. Over a window much shorter than the slowest wavelength the
+    slow sines are nearly straight lines, nearly parallel columns (condition
+    number about ``1e17`` for ``d = 32`` and 256 positions), and every
+    least-squares solver returns a different "best" matrix. So the default
+    window is one full turn of the slowest pair,
+    ``ceil(2*pi / w_{d/2-1})`` positions, and a sine table with condition
+    number above ``1e6`` is refused. Computed in float64 with
+    ``torch.linalg.lstsq`` (driver ``"gelsd"``); on a well-conditioned table
+    every solver agrees to rounding.
 
     Args:
         k: the offset, an integer (may be negative or 0).
         d_model: model width ``d``; positive and even.
-        n_positions: number of positions fitted; an integer >= 1.
+        n_positions: number of positions fitted, an integer >= 1; ``None``
+            (the default) for one turn of the slowest pair.
         sines_only: fit the sine columns only (``d/2`` columns) instead of the
             full ``d``-dimensional encoding.
         base: frequency base (> 1).
@@ -313,11 +328,14 @@ def shift_fit_residual(
         TypeError: if ``k`` or ``n_positions`` is not an integer, or
             ``sines_only`` not a bool.
         ValueError: for ``n_positions < 1``, an odd or non-positive
-            ``d_model`` or ``base <= 1``.
+            ``d_model``, ``base <= 1``, or (with ``sines_only=True``) a window
+            so short that the sine table's condition number exceeds ``1e6``.
     """
     if isinstance(k, bool) or not isinstance(k, int):
         raise TypeError(f"k must be an integer offset, got {k!r}")
-    n_positions = check_positive_int("n_positions", n_positions)
+    w = frequencies(d_model, base=base)
+    slowest = math.ceil(2 * math.pi / float(w[-1]))
+    n_positions = slowest if n_positions is None else check_positive_int("n_positions", n_positions)
     if not isinstance(sines_only, bool):
         raise TypeError(f"sines_only must be True or False, got {sines_only!r}")
     p = torch.arange(n_positions)
@@ -325,6 +343,13 @@ def shift_fit_residual(
     y = sinusoidal_at(p + k, d_model, base=base, dtype=torch.float64)
     if sines_only:
         x, y = x[:, 0::2], y[:, 0::2]
+        sv = torch.linalg.svdvals(x)
+        cond = float(sv[0] / sv[-1]) if sv[-1] > 0 else math.inf
+        if cond > 1e6:
+            raise ValueError(
+                f"n_positions={n_positions} is too short a window for d_model={d_model}: the sine table has "
+                f"condition number {cond:.1e} > 1e6, so its least-squares residual depends on the solver; "
+                f"use n_positions >= {slowest} (one turn of the slowest pair)")
     b = torch.linalg.lstsq(x, y, driver="gelsd").solution
     return float((x @ b - y).norm() / y.norm())
 
