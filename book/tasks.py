@@ -9,13 +9,23 @@ the targets that the task's rule determines. Tokens are drawn from a
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import torch
 
 from ._validate import check_nonneg_int, check_positive_int
 
-__all__ = ["Batch", "local_sum", "fibonacci_mod", "copy_task", "MODULUS", "N_SYMBOLS", "vocab_size"]
+__all__ = [
+    "Batch",
+    "local_sum",
+    "fibonacci_mod",
+    "fibonacci_split",
+    "training_inputs",
+    "copy_task",
+    "MODULUS",
+    "N_SYMBOLS",
+    "vocab_size",
+]
 
 #: The default modulus of ``local_sum`` and ``fibonacci_mod``: tokens ``0 .. 9``.
 MODULUS = 10
@@ -54,7 +64,8 @@ def local_sum(
     With the default ``offsets=(0, 1)`` the target after token ``t`` is the sum
     of that token and the one before it. Unlike ``fibonacci_mod``, whose
     sequences are fixed by their first two tokens (only ``modulus ** 2`` of
-    them exist, so a test set cannot be held out), every sequence here is new:
+    them exist, so a test set can be held out only by holding out first
+    pairs, with ``fibonacci_split``), every sequence here is new:
     the test data of another seed were never seen in training, and a model can
     only score by applying the rule, at offsets it must find by position.
 
@@ -106,13 +117,14 @@ def fibonacci_mod(
     *,
     modulus: int = MODULUS,
     generator: torch.Generator | None = None,
+    starts: torch.Tensor | Sequence[Sequence[int]] | None = None,
 ) -> Batch:
     """A local rule: each token is the sum of the two before it, modulo ``modulus``.
 
     Sequence: ``x_0, x_1`` uniform in ``0 .. modulus-1``, then
     ``x_t = (x_{t-1} + x_{t-2}) mod modulus``. A model that has learned to look
     one and two tokens back can continue the rule at any length, which makes
-    the task a test of relative position (issue: chapter 8, task 1).
+    the task a test of relative position.
 
     Args:
         n_seqs: number of sequences (>= 1).
@@ -120,10 +132,21 @@ def fibonacci_mod(
             ``length + 1`` tokens and is split into inputs and shifted targets.
         modulus: vocabulary size (>= 2).
         generator: source of randomness (seed it for reproducible data).
+        starts: the allowed first pairs ``(x_0, x_1)``, an ``(n, 2)`` integer
+            tensor or list of pairs in ``0 .. modulus-1``; each sequence takes
+            one of them, drawn uniformly with replacement. ``None`` (the
+            default) draws ``x_0`` and ``x_1`` uniformly, so every one of the
+            ``modulus ** 2`` sequences can occur. ``fibonacci_split`` makes
+            disjoint training and held-out sets of starts.
 
     Returns:
         ``Batch`` whose ``loss_mask`` is True from target index 1 on (the target
         ``x_{t+1}`` is determined once ``x_{t-1}`` and ``x_t`` are both seen).
+
+    Raises:
+        TypeError: for non-integer sizes or starts, or a bad ``generator``.
+        ValueError: for sizes below the rules above, or ``starts`` that is not
+            a non-empty ``(n, 2)`` set of pairs in ``0 .. modulus-1``.
     """
     n_seqs = check_positive_int("n_seqs", n_seqs)
     length = check_positive_int("length", length)
@@ -134,12 +157,112 @@ def fibonacci_mod(
         raise ValueError(f"modulus must be at least 2, got {modulus}")
     generator = _check_generator(generator)
     seq = torch.empty(n_seqs, length + 1, dtype=torch.long)
-    seq[:, :2] = torch.randint(modulus, (n_seqs, 2), generator=generator)
+    if starts is None:
+        seq[:, :2] = torch.randint(modulus, (n_seqs, 2), generator=generator)
+    else:
+        pairs = _check_starts(starts, modulus)
+        seq[:, :2] = pairs[torch.randint(len(pairs), (n_seqs,), generator=generator)]
     for t in range(2, length + 1):  # a recurrence; length is small
         seq[:, t] = (seq[:, t - 1] + seq[:, t - 2]) % modulus
     mask = torch.ones(n_seqs, length, dtype=torch.bool)
     mask[:, 0] = False
     return Batch(seq[:, :-1], seq[:, 1:], mask)
+
+
+def _check_starts(starts: torch.Tensor | Sequence[Sequence[int]], modulus: int) -> torch.Tensor:
+    """``starts`` as a ``(n, 2)`` long tensor of pairs in ``0 .. modulus-1``."""
+    if isinstance(starts, (str, bytes)):
+        raise TypeError(f"starts must be an (n, 2) tensor or list of integer pairs, got {starts!r}")
+    try:
+        pairs = torch.as_tensor(starts)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise TypeError(f"starts must be an (n, 2) tensor or list of integer pairs, got {starts!r}") from err
+    if pairs.dim() != 2 or pairs.shape[1] != 2 or len(pairs) == 0:
+        raise ValueError(f"starts must be a non-empty (n, 2) set of pairs, got shape {tuple(pairs.shape)}")
+    if pairs.dtype.is_floating_point or pairs.dtype.is_complex or pairs.dtype == torch.bool:
+        raise TypeError(f"starts must hold integers, got dtype {pairs.dtype}")
+    if bool(((pairs < 0) | (pairs >= modulus)).any()):
+        raise ValueError(f"starts must lie in 0 .. modulus-1 = 0 .. {modulus - 1}")
+    return pairs.long()
+
+
+def fibonacci_split(
+    n_held_out: int,
+    *,
+    modulus: int = MODULUS,
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Split the ``modulus ** 2`` first pairs of ``fibonacci_mod`` into training
+    starts and ``n_held_out`` held-out starts.
+
+    A sequence of the rule is fixed by its first pair ``(x_0, x_1)``, so only
+    ``modulus ** 2`` sequences of a given length exist, and uniform draws
+    soon cover them all. Drawing training batches with
+    ``starts=train`` and test batches with ``starts=held_out`` keeps every
+    test sequence out of training: no test sequence starts as a training
+    sequence does. More: the pair at position ``t`` is the first pair moved
+    ``t`` steps along the rule, a one-to-one map, so at every position the
+    two tokens of a test sequence never stand there in any training
+    sequence. What is held out is each pair of tokens *at its position*; the
+    same pairs can still occur in training at other positions, since the
+    rule repeats (with period 60 for ``modulus = 10``).
+
+    Args:
+        n_held_out: pairs to hold out (1 .. ``modulus ** 2 - 1``).
+        modulus: vocabulary size (>= 2).
+        generator: source of randomness for the shuffle of all pairs.
+
+    Returns:
+        ``(train, held_out)``: ``(modulus ** 2 - n_held_out, 2)`` and
+        ``(n_held_out, 2)`` long tensors of pairs, disjoint, together every
+        pair once, each in lexicographic order.
+
+    Raises:
+        TypeError: for a non-integer size or a bad ``generator``.
+        ValueError: for ``n_held_out`` outside 1 .. ``modulus ** 2 - 1`` or a
+            modulus below 2.
+    """
+    n_held_out = check_positive_int("n_held_out", n_held_out)
+    modulus = check_positive_int("modulus", modulus)
+    if modulus < 2:
+        raise ValueError(f"modulus must be at least 2, got {modulus}")
+    if n_held_out >= modulus**2:
+        raise ValueError(f"n_held_out must leave some training pairs: at most {modulus**2 - 1}, got {n_held_out}")
+    generator = _check_generator(generator)
+    order = torch.randperm(modulus**2, generator=generator)
+    held, train = order[:n_held_out].sort().values, order[n_held_out:].sort().values
+    return torch.stack([train // modulus, train % modulus], 1), torch.stack([held // modulus, held % modulus], 1)
+
+
+def training_inputs(
+    make_batch: Callable[[torch.Generator], Batch],
+    steps: int,
+    *,
+    seed: int,
+    length: int | None = None,
+) -> set[tuple[int, ...]]:
+    """The input rows that ``book.models.train(model, make_batch, steps=steps,
+    seed=seed)`` trains on, as a set of tuples (the first ``length`` tokens of
+    each, or all of them).
+
+    ``train`` draws one batch per step from a ``torch.Generator`` seeded with
+    ``seed``; this draws the same batches without a model. Test data are held
+    out when no test row (cut to the same ``length``) is in this set.
+
+    Raises:
+        TypeError / ValueError: if ``steps`` or ``length`` is not a positive
+            integer, or ``seed`` not a non-negative one.
+    """
+    steps = check_positive_int("steps", steps)
+    seed = check_nonneg_int("seed", seed)
+    if length is not None:
+        length = check_positive_int("length", length)
+    generator = torch.Generator().manual_seed(seed)
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(steps):
+        rows = make_batch(generator).inputs
+        seen.update(tuple(row) for row in rows[:, :length].tolist())
+    return seen
 
 
 def copy_task(

@@ -47,9 +47,13 @@ def alibi_bias(n_heads: int, seq_len: int) -> torch.Tensor:
     """The ALiBi attention bias ``B[h, i, j] = -m_h * |i - j|`` (Press et al., 2022).
 
     The bias is added to the attention scores ``q_i . k_j / sqrt(d)`` before the
-    softmax; no vector is added to the token embeddings. This is the symmetric
-    form; with a causal mask only ``j <= i`` is used, where it equals Press et
-    al.'s ``-m_h * (i - j)``.
+    softmax; no vector is added to the token embeddings. Press et al. define
+    ALiBi for causal attention only, as ``-m_h * (i - j)`` for the keys
+    ``j <= i`` (section 3); with a causal mask this function equals that. For
+    the other keys it uses the symmetric form ``-m_h * |i - j|`` that Ofir
+    Press suggested later for unmasked attention (the thread "Modifying ALiBi
+    for Encoder-Attention or Cross-Attention" of
+    ofirpress/attention_with_linear_biases), which is not part of the paper.
 
     Args:
         n_heads: number of heads (>= 1); slopes from ``alibi_slopes``.
