@@ -66,6 +66,8 @@ __all__ = [
     "train_model",
     "train_models",
     "held_out_batch",
+    "untrained_positions",
+    "training_batches",
     "evaluate",
     "run",
     "summary_table",
@@ -215,6 +217,40 @@ def held_out_batch(config: Config, seed: int, length: int | None = None) -> Batc
     never uses."""
     g = torch.Generator().manual_seed(EVAL_SEED + seed)
     return _batch(config, config.eval_seqs, config.test_len if length is None else length, g)
+
+
+def untrained_positions(config: Config, seed: int, steps: int) -> range:
+    """The positions of ``seed``'s test inputs that no training input reaches.
+
+    Draws the first ``steps`` training batches of ``seed`` as ``train_model``
+    does (one per step, from a generator seeded with ``seed``) and returns
+    ``range(longest training input, length of the test inputs)``, empty if
+    training reaches every test position. For ``local_sum`` and ``fibonacci``
+    this is ``range(train_len, test_len)``: what the experiment holds out is
+    positions. (For the copy task, positions count tokens, not the length
+    ``n``.)
+
+    Raises:
+        TypeError / ValueError: if ``steps`` is not an integer >= 1 or
+            ``seed`` not an integer >= 0.
+    """
+    longest = max(batch.inputs.shape[1] for batch in training_batches(config, seed, steps))
+    return range(longest, held_out_batch(config, seed).inputs.shape[1])
+
+
+def training_batches(config: Config, seed: int, steps: int) -> list[Batch]:
+    """The first ``steps`` training batches of ``seed``, as ``train_model``
+    draws them: one per step from a ``torch.Generator`` seeded with ``seed``
+    (``book.models.train``), without a model.
+
+    Raises:
+        TypeError / ValueError: if ``steps`` is not an integer >= 1 or
+            ``seed`` not an integer >= 0.
+    """
+    steps = check_positive_int("steps", steps)
+    seed = check_nonneg_int("seed", seed)
+    generator = torch.Generator().manual_seed(seed)
+    return [_training_batch(config, generator) for _ in range(steps)]
 
 
 def evaluate(model: TinyTransformer, config: Config, seed: int) -> list[float | None]:

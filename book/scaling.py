@@ -46,7 +46,7 @@ def _check_scale(scale: float, name: str = "scale") -> float:
 
 
 def pi_frequencies(d_model: int, *, scale: float, base: float = 10000.0) -> torch.Tensor:
-    """Position Interpolation (Chen et al., 2023, section 2.2): ``theta'_i = theta_i / s``.
+    """Position Interpolation (Chen et al., 2023, section 2.3, "Proposed approach"): ``theta'_i = theta_i / s``.
 
     Rotating position ``m`` by ``m theta_i / s`` is the same as rotating the
     interpolated position ``m / s``: the ``L'`` positions of the long input are

@@ -330,3 +330,56 @@ def test_tasks_vocab_size_follows_the_task_arguments():
         tasks.vocab_size("sorting")
     with pytest.raises(ValueError, match="at least 2"):
         tasks.vocab_size("fibonacci", modulus=1)
+
+
+def _test_rows_seen_in_training(cfg, seed, steps):
+    """How many of seed's test inputs (cut to the training length) are among its first `steps` training inputs."""
+    g = torch.Generator().manual_seed(seed)  # the generator train_model's batches come from
+    seen = {tuple(row) for _ in range(steps) for row in ex._training_batch(cfg, g).inputs.tolist()}
+    test = ex.held_out_batch(cfg, seed).inputs[:, :cfg.train_len].tolist()
+    return sum(tuple(row) in seen for row in test)
+
+
+def test_held_out_check_fails_when_test_data_come_from_the_training_stream(monkeypatch):
+    """Chapter 8's sequence check passes only because the test generator is not
+    the training one: with EVAL_SEED = 0 (test data drawn from each seed's own
+    training stream) the same check finds test inputs among the training ones."""
+    cfg = ex.Config()
+    assert all(_test_rows_seen_in_training(cfg, seed, 5) == 0 for seed in (0, 1))
+    monkeypatch.setattr(ex, "EVAL_SEED", 0)                       # the sabotaged generator
+    assert all(_test_rows_seen_in_training(cfg, seed, 5) > 0 for seed in (0, 1))
+
+
+def test_local_sum_holds_out_positions_and_trains_every_pair_at_every_position():
+    """What chapter 8 holds out is positions: every training input has
+    train_len tokens, the test inputs test_len > train_len. What the rule
+    needs is not held out: every digit pair occurs at every trained position."""
+    cfg = ex.Config()
+    g = torch.Generator().manual_seed(0)
+    inputs = torch.cat([ex._training_batch(cfg, g).inputs for _ in range(100)])
+    assert inputs.shape[1] == cfg.train_len < ex.held_out_batch(cfg, 0).inputs.shape[1] == cfg.test_len
+    pairs = inputs[:, :-1] * 10 + inputs[:, 1:]                  # (x_{t-1}, x_t) as one number
+    assert all(len(set(col.tolist())) == 100 for col in pairs.T)
+
+
+def test_untrained_positions_are_the_ones_past_the_training_length(monkeypatch):
+    cfg = ex.Config()
+    assert ex.untrained_positions(cfg, 0, 20) == range(cfg.train_len, cfg.test_len)
+    copy = ex.Config(task="copy", train_len=8, test_len=16)
+    assert len(ex.untrained_positions(copy, 0, 50)) > 0
+    # a sabotaged generator whose training inputs reach the test length: nothing is held out
+    monkeypatch.setattr(ex, "_training_batch", lambda c, g: ex._batch(c, c.batch, c.test_len, g))
+    assert ex.untrained_positions(cfg, 0, 20) == range(cfg.test_len, cfg.test_len)
+    with pytest.raises(ValueError, match="steps must be"):
+        ex.untrained_positions(cfg, 0, 0)
+
+
+def test_training_batches_are_the_ones_train_model_draws(monkeypatch):
+    cfg = ex.Config(schemes=("rope",), seeds=(3,), steps=4, stop_loss=None, train_len=8, test_len=16)
+    drawn = []
+    real = ex._training_batch
+    monkeypatch.setattr(ex, "_training_batch", lambda c, g: drawn.append(real(c, g)) or drawn[-1])
+    ex.train_model(cfg, "rope", 3)
+    monkeypatch.setattr(ex, "_training_batch", real)
+    again = ex.training_batches(cfg, 3, 4)
+    assert len(drawn) == 4 and all(torch.equal(a.inputs, b.inputs) for a, b in zip(drawn, again))
