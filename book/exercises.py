@@ -125,10 +125,12 @@ def _close(a: float, b: float, rel: float = 1e-3) -> bool:
 
 
 def _whole_list(answer: Any) -> list[int] | None:
-    """``answer`` as a list of whole numbers (a list, tuple, range or 1-D tensor of them), else ``None``."""
-    if isinstance(answer, (str, bytes)) or not isinstance(answer, (Sequence, range, torch.Tensor)):
+    """``answer`` as a list of whole numbers (a list, tuple, range, set, or 1-D tensor or numpy array of them),
+    else ``None``."""
+    if isinstance(answer, (str, bytes)) or not isinstance(
+            answer, (Sequence, range, set, frozenset, torch.Tensor, np.ndarray)):
         return None
-    if isinstance(answer, torch.Tensor) and answer.dim() != 1:
+    if isinstance(answer, (torch.Tensor, np.ndarray)) and answer.ndim != 1:
         return None
     values = [_whole(v) for v in answer]
     return None if any(v is None for v in values) else [v for v in values if v is not None]
@@ -832,8 +834,10 @@ def check_alibi_neutral_weight(answer: Any, n_heads: int) -> bool:
     weight is ``(1 - e^(-2m)) / (1 - e^(-n m))``, larger for a gentle head at
     short lengths (``m = 2^-8``: 0.066 at ``n = 32``, limit 0.0078); an answer
     equal to it for one ``n`` from 2 to 100000 is recognised with its own
-    hint. Also recognises the weight on offset 0 alone (``1 - e^(-m)``), the
-    slopes given instead of weights, and the heads in reverse order.
+    hint, unless it is within 1% of the limit in every head (a rounded answer:
+    more digits, says the hint). Also recognises the weight on offset 0 alone
+    (``1 - e^(-m)``), the slopes given instead of weights, and the heads in
+    reverse order.
 
     Raises:
         TypeError / ValueError: if ``n_heads`` is not an integer >= 1.
@@ -858,6 +862,9 @@ def check_alibi_neutral_weight(answer: Any, n_heads: int) -> bool:
         return _verdict(False, "Those are the slopes m themselves. The weight on offsets 0 and 1 is 1 - e^(-2m).")
     if same(right.flip(0)):
         return _verdict(False, "The right numbers in reverse order: head 1 has the steepest slope.")
+    if bool(torch.allclose(got, right, rtol=1e-2, atol=1e-6)):   # before the finite-n search: rounding
+        return _verdict(False, "Close: within 1% of 1 - e^(-2m) in every head, but not within 0.1%. "
+                        "Give more digits (the gentle head's weight is below 0.01).")
     n_keys = torch.arange(2, 100_001, dtype=torch.float64)[:, None]
     finite = right / (1 - torch.exp(-n_keys * slopes))         # (n, heads)
     hit = torch.isclose(finite, got, rtol=1e-3, atol=1e-6).all(dim=1)

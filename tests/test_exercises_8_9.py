@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -31,6 +32,8 @@ SLOPES = encodings.alibi_slopes(2).double()
     (((1 - torch.exp(-2 * SLOPES)) / (1 - torch.exp(-128 * SLOPES))).tolist(), False, "limit of a long past"),
     ([0.1], False, "one weight per head"),
     ("0.1", False, "one per head"),
+    ([0.1175, 0.0078], False, "more digits"),        # rounded, not a finite n
+    ([0.118, 0.0078], False, "more digits"),
 ])
 def test_alibi_neutral_weight_check(capsys, answer, ok, hint):
     got, out = _verdict(capsys, lambda: exercises.check_alibi_neutral_weight(answer, n_heads=2))
@@ -236,7 +239,10 @@ def test_yarn_pairs_check_accepts_tensors_and_any_order(capsys):
 
 def test_turned_pairs_check_accepts_the_list_of_turned_pairs(capsys):
     kw = dict(original_max_len=8192, base=500000.0)
-    for listed in (list(range(35)), range(35), torch.arange(35), tuple(range(34, -1, -1))):
+    for listed in (list(range(35)), range(35), torch.arange(35), tuple(range(34, -1, -1)), np.arange(35),
+                   set(range(35)), frozenset(range(35))):
         assert exercises.check_turned_pairs(listed, 128, **kw)
     ok, out = _verdict(capsys, lambda: exercises.check_turned_pairs(list(range(34)), 128, **kw))
+    assert not ok and "whole number" in out
+    ok, out = _verdict(capsys, lambda: exercises.check_turned_pairs(np.arange(35).reshape(5, 7), 128, **kw))
     assert not ok and "whole number" in out
