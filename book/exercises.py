@@ -132,16 +132,18 @@ def _whole_list(answer: Any) -> list[int] | None:
         return None
     if isinstance(answer, (torch.Tensor, np.ndarray)) and answer.ndim != 1:
         return None
-    values = [_whole(v) for v in answer]
+    values = [_whole_number(v) for v in answer]
     return None if any(v is None for v in values) else [v for v in values if v is not None]
 
 
-def _whole(answer: Any) -> int | None:
-    """``answer`` as an int if it is a finite whole number (``3``, ``3.0``, a one-element tensor), else ``None``."""
+def _whole_number(answer: Any) -> int | None:
+    """``answer`` as an int if it is a finite whole number (``63``, ``63.0``,
+    ``torch.tensor(63)``, ``np.array(63)``, within ``1e-9``), else ``None``;
+    never raises."""
     value = _number(answer)
-    if value is None or not math.isfinite(value) or value != int(value):
+    if value is None or not math.isfinite(value) or abs(value - round(value)) > 1e-9:
         return None
-    return int(value)
+    return int(round(value))
 
 
 def check_wavelength(answer: Any, i: int, d_model: int, *, base: float = 10000.0) -> bool:
@@ -232,16 +234,6 @@ def check_rotation_block(answer: Any, k: float, i: int, d_model: int, *, base: f
                         "rounded digits, and w_i = base ** (-2 * i / d) exactly.")
     return _verdict(False, "Write sin((p+k)w) and cos((p+k)w) with the addition formulas and read off "
                     "the coefficients of sin(pw) and cos(pw).")
-
-
-def _whole_number(answer: Any) -> int | None:
-    """``answer`` as an int if it is a finite whole number (``63``, ``63.0``,
-    ``torch.tensor(63)``, ``np.array(63)``, within ``1e-9``), else ``None``;
-    never raises."""
-    value = _number(answer)
-    if value is None or not math.isfinite(value) or abs(value - round(value)) > 1e-9:
-        return None
-    return int(round(value))
 
 
 def check_closest_position(answer: Any, d_model: int, max_position: int, *, base: float = 10000.0) -> bool:
@@ -890,7 +882,7 @@ def check_first_untrained_row(answer: Any, train_len: int, max_len: int) -> bool
     max_len = check_positive_int("max_len", max_len)
     if max_len <= train_len:
         raise ValueError(f"max_len must be larger than train_len, got {max_len} <= {train_len}")
-    row = _whole(answer)
+    row = _whole_number(answer)
     if row is None:
         return _verdict(False, "Give a whole row index.")
     if row == train_len:
@@ -999,7 +991,7 @@ def check_yarn_pairs(answer: Any, d_model: int, *, original_max_len: int, alpha:
     got: dict[str, list[int]] = {}
     for k in keys:
         try:
-            indices = [_whole(i) for i in answer[k]]
+            indices = [_whole_number(i) for i in answer[k]]
         except (TypeError, ValueError, RuntimeError):
             indices = [None]
         if any(i is None for i in indices):
@@ -1084,7 +1076,7 @@ def check_turned_pairs(answer: Any, d_model: int, *, original_max_len: int, base
     from .scaling import turned_pairs
 
     right = turned_pairs(d_model, original_max_len=original_max_len, base=base)
-    n = _whole(answer)
+    n = _whole_number(answer)
     listed = _whole_list(answer) if n is None else None
     if listed is not None and sorted(listed) == list(range(right)):
         return _verdict(True, f"These are the turned pairs, 0 .. {right - 1}: {right} of them, with wavelengths up "
