@@ -231,6 +231,7 @@ def untrained_positions(config: Config, seed: int, steps: int) -> range:
     ``n``.)
 
     Raises:
+        TypeError: if ``config`` is not a :class:`Config`.
         TypeError / ValueError: if ``steps`` is not an integer >= 1 or
             ``seed`` not an integer >= 0.
     """
@@ -244,9 +245,12 @@ def training_batches(config: Config, seed: int, steps: int) -> list[Batch]:
     (``book.models.train``), without a model.
 
     Raises:
+        TypeError: if ``config`` is not a :class:`Config`.
         TypeError / ValueError: if ``steps`` is not an integer >= 1 or
             ``seed`` not an integer >= 0.
     """
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a book.experiments.Config, got {type(config).__name__}")
     steps = check_positive_int("steps", steps)
     seed = check_nonneg_int("seed", seed)
     generator = torch.Generator().manual_seed(seed)

@@ -250,9 +250,12 @@ def training_inputs(
     out when no test row (cut to the same ``length``) is in this set.
 
     Raises:
+        TypeError: if ``make_batch`` is not callable.
         TypeError / ValueError: if ``steps`` or ``length`` is not a positive
             integer, or ``seed`` not a non-negative one.
     """
+    if not callable(make_batch):
+        raise TypeError(f"make_batch must be a function of a torch.Generator, got {type(make_batch).__name__}")
     steps = check_positive_int("steps", steps)
     seed = check_nonneg_int("seed", seed)
     if length is not None:

@@ -383,3 +383,9 @@ def test_training_batches_are_the_ones_train_model_draws(monkeypatch):
     monkeypatch.setattr(ex, "_training_batch", real)
     again = ex.training_batches(cfg, 3, 4)
     assert len(drawn) == 4 and all(torch.equal(a.inputs, b.inputs) for a, b in zip(drawn, again))
+
+
+def test_held_out_helpers_refuse_what_is_not_a_config():
+    for helper in (ex.untrained_positions, ex.training_batches):
+        with pytest.raises(TypeError, match="config must be a book.experiments.Config"):
+            helper("local_sum", 0, 2)

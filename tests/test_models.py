@@ -290,3 +290,8 @@ def test_training_learns_the_local_rule_and_is_deterministic():
 def test_model_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_training_inputs_refuses_a_make_batch_that_is_no_function():
+    with pytest.raises(TypeError, match="make_batch must be a function"):
+        tasks.training_inputs("fibonacci", 3, seed=0)
