@@ -17,7 +17,7 @@ library version here, which later chapters import.
 
 from __future__ import annotations
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 __all__ = ["setup"]
 
 

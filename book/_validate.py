@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 
@@ -80,9 +80,7 @@ def check_even(name: str, value: Any) -> int:
     """Return ``value`` as an ``int`` if it is a positive even integer, else raise."""
     value = check_positive_int(name, value)
     if value % 2:
-        raise ValueError(
-            f"{name} must be even (positions are encoded in (sin, cos) pairs), got {value}"
-        )
+        raise ValueError(f"{name} must be even (positions are encoded in (sin, cos) pairs), got {value}")
     return value
 
 
@@ -91,6 +89,7 @@ def check_pair_index(name: str, value: Any, d_model: int) -> int:
     d_model = check_even("d_model", d_model)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer pair index, got {type(value).__name__} {value!r}")
+    value = int(value)
     if not 0 <= value < d_model // 2:
         raise ValueError(
             f"{name} must be a pair index in 0 .. {d_model // 2 - 1} (d_model = {d_model} has "
@@ -118,18 +117,25 @@ def check_base(value: Any, name: str = "base") -> float:
     value = float(value)
     if not math.isfinite(value) or value <= 1.0:
         raise ValueError(
-            f"{name} must be a finite number > 1 (so that wavelengths grow with "
-            f"the dimension index), got {value}"
+            f"{name} must be a finite number > 1 (so that wavelengths grow with the dimension index), got {value}"
         )
     return value
 
 
-def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    """Return ``value`` if it is one of ``choices``, else raise naming the options."""
-    if value not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-    return value
+_Choice = TypeVar("_Choice")
+
+
+def check_choice(name: str, value: Any, choices: tuple[_Choice, ...]) -> _Choice:
+    """Return ``value`` if it is one of ``choices``, else raise naming the options.
+
+    The value returned is the matching element of ``choices``, so a caller that
+    passes a tuple of ``Literal`` strings gets that ``Literal`` type back.
+    """
+    for choice in choices:
+        if value == choice:
+            return choice
+    options = ", ".join(repr(c) for c in choices)
+    raise ValueError(f"{name} must be one of {options}, got {value!r}")
 
 
 def check_float_tensor(name: str, x: Any, *, min_dim: int = 1) -> torch.Tensor:
@@ -137,14 +143,9 @@ def check_float_tensor(name: str, x: Any, *, min_dim: int = 1) -> torch.Tensor:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if not x.is_floating_point():
-        raise TypeError(
-            f"{name} must have a floating-point dtype (float16/bfloat16/float32/"
-            f"float64), got {x.dtype}"
-        )
+        raise TypeError(f"{name} must have a floating-point dtype (float16/bfloat16/float32/float64), got {x.dtype}")
     if x.dim() < min_dim:
-        raise ValueError(
-            f"{name} must have at least {min_dim} dimensions, got shape {tuple(x.shape)}"
-        )
+        raise ValueError(f"{name} must have at least {min_dim} dimensions, got shape {tuple(x.shape)}")
     return x
 
 

@@ -82,13 +82,9 @@ def attention(
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(f"q, k and v must share one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must have the same feature size (last dim), got {q.shape[-1]} and {k.shape[-1]}"
-        )
+        raise ValueError(f"q and k must have the same feature size (last dim), got {q.shape[-1]} and {k.shape[-1]}")
     if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must have the same length (dim -2), got {k.shape[-2]} and {v.shape[-2]}"
-        )
+        raise ValueError(f"k and v must have the same length (dim -2), got {k.shape[-2]} and {v.shape[-2]}")
     try:
         batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError as err:
@@ -119,9 +115,7 @@ def _checked_bias(bias: torch.Tensor, target: tuple[int, ...], dtype: torch.dtyp
     except RuntimeError:
         ok = False
     if not ok:
-        raise ValueError(
-            f"bias of shape {tuple(bias.shape)} must broadcast to (..., seq_q, seq_k) = {target}"
-        )
+        raise ValueError(f"bias of shape {tuple(bias.shape)} must broadcast to (..., seq_q, seq_k) = {target}")
     return bias.to(dtype)
 
 
@@ -179,7 +173,5 @@ def permute(x: torch.Tensor, perm: torch.Tensor, *, dim: int = -2) -> torch.Tens
     if not -x.dim() <= dim < x.dim():
         raise ValueError(f"dim must be in [-{x.dim()}, {x.dim() - 1}] for x of shape {tuple(x.shape)}, got {dim}")
     if perm.numel() != x.shape[dim]:
-        raise ValueError(
-            f"perm must have one entry per position along dim {dim} ({x.shape[dim]}), got {perm.numel()}"
-        )
+        raise ValueError(f"perm must have one entry per position along dim {dim} ({x.shape[dim]}), got {perm.numel()}")
     return x.index_select(dim, perm.to(x.device))

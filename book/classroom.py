@@ -64,7 +64,8 @@ def _cell_names(code: str) -> tuple[set[str], set[str], set[str]]:
 
     table = symtable.symtable(TransformerManager().transform_cell(code), "<cell>", "exec")
     bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
-    now, later = set(), set()
+    now: set[str] = set()
+    later: set[str] = set()
 
     def visit(t: symtable.SymbolTable, deferred: bool) -> None:
         for sym in t.get_symbols():
@@ -92,23 +93,30 @@ def unbound_names(nb: nbformat.NotebookNode) -> list[str]:
     since they run later. Returns one line per problem (empty if none).
     """
     known = set(dir(builtins)) | IPYTHON_NAMES
-    cells = [(c.source, SOLUTION_TAG in c.get("metadata", {}).get("tags", []))
-             for c in nb.cells if c.cell_type == "code"]
+    cells = [
+        (c.source, SOLUTION_TAG in c.get("metadata", {}).get("tags", [])) for c in nb.cells if c.cell_type == "code"
+    ]
     names = [_cell_names(src) for src, _ in cells]
     kept_bound = set().union(*(b for (b, _, _), (_, sol) in zip(names, cells) if not sol))
     problems, bound = [], set(known)
     for i, ((src, solution), (binds, now, later)) in enumerate(zip(cells, names)):
         first = src.strip().splitlines()[0][:50] if src.strip() else ""
         if solution:
-            read_later = set().union(*(n | l for (_, n, l), (_, sol) in
-                                       zip(names[i + 1:], cells[i + 1:]) if not sol))
-            problems += [f"code cell {i} ({first!r}), a solution, binds {n!r}, which a later kept cell reads"
-                         for n in sorted(binds & read_later)]
+            read_later = set().union(
+                *(n | later for (_, n, later), (_, sol) in zip(names[i + 1 :], cells[i + 1 :]) if not sol)
+            )
+            problems += [
+                f"code cell {i} ({first!r}), a solution, binds {n!r}, which a later kept cell reads"
+                for n in sorted(binds & read_later)
+            ]
             continue
-        problems += [f"code cell {i} ({first!r}) reads {n!r}, which no earlier kept cell binds"
-                     for n in sorted(now - bound)]
-        problems += [f"code cell {i} ({first!r}) defines a function that reads {n!r}, which no kept cell binds"
-                     for n in sorted(later - bound - kept_bound)]
+        problems += [
+            f"code cell {i} ({first!r}) reads {n!r}, which no earlier kept cell binds" for n in sorted(now - bound)
+        ]
+        problems += [
+            f"code cell {i} ({first!r}) defines a function that reads {n!r}, which no kept cell binds"
+            for n in sorted(later - bound - kept_bound)
+        ]
         bound |= binds
     return problems
 
@@ -162,24 +170,30 @@ def main(argv: list[str] | None = None) -> int:
     missing folder or an invalid notebook exits through ``argparse`` with
     status 2 and the error message.
     """
-    parser = argparse.ArgumentParser(prog="python -m book.classroom", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m book.classroom", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     reader = sub.add_parser("reader", help="write reader editions (no MyST syntax, outputs kept)")
     reader.add_argument("out_dir", type=Path, help="folder to write the reader editions into")
-    reader.add_argument("--root", type=Path, default=Path("."),
-                        help="the book's repository, with _toc.yml (default: the current folder)")
+    reader.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="the book's repository, with _toc.yml (default: the current folder)",
+    )
     student = sub.add_parser("student", help="write student notebooks (solutions removed, outputs cleared)")
     student.add_argument("out_dir", type=Path, help="folder to write the student notebooks into")
-    student.add_argument("--notebooks", type=Path, default=Path("notebooks"),
-                         help="folder with the chapters (default: notebooks)")
+    student.add_argument(
+        "--notebooks", type=Path, default=Path("notebooks"), help="folder with the chapters (default: notebooks)"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "reader":
             written = write_reader_notebooks(args.root, args.out_dir)
         else:
             written = write_student_notebooks(args.notebooks, args.out_dir)
-    except (OSError, ValueError, TypeError) as err:      # a missing folder, an OUT_DIR that is a file, ...
+    except (OSError, ValueError, TypeError) as err:  # a missing folder, an OUT_DIR that is a file, ...
         parser.error(str(err))
     for path in written:
         print(f"wrote {path}")

@@ -36,8 +36,7 @@ Roles, directives and the other MyST syntax it does not know (``+++``,
 ``{{ substitutions }}``, directives inside quotes) raise ``ValueError``;
 ``%`` comments are dropped, as on the website. ``MYST_PATTERNS`` lists what
 the tests make sure never reaches a reader edition.
-``tests/test_editions.py`` checks every converted value against the
-website's own rendering.
+A test checks every converted value against the website's own rendering.
 """
 
 from __future__ import annotations
@@ -57,26 +56,44 @@ import yaml
 __all__ = ["BookIndex", "reader_edition", "write_reader_notebooks", "MYST_PATTERNS", "WEBSITE_ONLY"]
 
 #: Markup that must not survive in a reader edition (what the tests look for).
-MYST_PATTERNS = (r"\{glue", r"\{cite", r"\{ref\}", r"\{numref\}", r"\{py:", r"\{prf:", r"^\s*(`{3,}|~{3,})\{",
-                 r"^\s*:::", r"^\([\w-]+\)=\s*$", r"^%", r"^\+\+\+", r"\{\{\s*\w+\s*\}\}",
-                 r"^\s*>\s*(`{3,}|~{3,})\{", r"^:[\w-]+:")
+MYST_PATTERNS = (
+    r"\{glue",
+    r"\{cite",
+    r"\{ref\}",
+    r"\{numref\}",
+    r"\{py:",
+    r"\{prf:",
+    r"^\s*(`{3,}|~{3,})\{",
+    r"^\s*:::",
+    r"^\([\w-]+\)=\s*$",
+    r"^%",
+    r"^\+\+\+",
+    r"\{\{\s*\w+\s*\}\}",
+    r"^\s*>\s*(`{3,}|~{3,})\{",
+    r"^:[\w-]+:",
+)
 
 _ROLE = re.compile(r"\{([a-z][\w:-]*)\}(`+)(.+?)\2", re.S)
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _LABEL = re.compile(r"^\(([\w-]+)\)=\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
-_PRF_KINDS = {"prf:theorem": "Theorem", "prf:proposition": "Proposition", "prf:lemma": "Lemma",
-              "prf:definition": "Definition", "prf:corollary": "Corollary"}
+_PRF_KINDS = {
+    "prf:theorem": "Theorem",
+    "prf:proposition": "Proposition",
+    "prf:lemma": "Lemma",
+    "prf:definition": "Definition",
+    "prf:corollary": "Corollary",
+}
 _HIDDEN_INPUT = {"remove-input", "remove-cell", "hide-input"}
-WEBSITE_ONLY = "website-only"   #: the tag of cells a reader edition leaves out
+WEBSITE_ONLY = "website-only"  #: the tag of cells a reader edition leaves out
 
 
 @dataclass
 class _Target:
-    doc: str             # the notebook's file name, e.g. "08_extrapolation.ipynb"
-    text: str            # what a reference shows, e.g. "Fig. 8.3"
-    title: str = ""      # for exercises: their title
+    doc: str  # the notebook's file name, e.g. "08_extrapolation.ipynb"
+    text: str  # what a reference shows, e.g. "Fig. 8.3"
+    title: str = ""  # for exercises: their title
 
 
 @dataclass
@@ -91,9 +108,9 @@ class BookIndex:
 
     site: str
     targets: dict[str, _Target] = field(default_factory=dict)
-    citations: dict[str, tuple[str, str]] = field(default_factory=dict)   # key -> (authors, year)
-    chapters: dict[str, int] = field(default_factory=dict)                # file name -> number
-    folders: dict[str, str] = field(default_factory=dict)                 # file name -> folder in the repo
+    citations: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (authors, year)
+    chapters: dict[str, int] = field(default_factory=dict)  # file name -> number
+    folders: dict[str, str] = field(default_factory=dict)  # file name -> folder in the repo
 
     @classmethod
     def from_repository(cls, root: Path) -> "BookIndex":
@@ -134,19 +151,19 @@ class BookIndex:
             for i, line in enumerate(lines):
                 label = _LABEL.match(line)
                 if label:
-                    heading = next((_HEADING.match(l) for l in lines[i + 1:] if l.strip()), None)
+                    heading = next((_HEADING.match(t) for t in lines[i + 1 :] if t.strip()), None)
                     self.targets[label.group(1)] = _Target(doc, heading.group(2).strip() if heading else "")
                 fence = _FENCE.match(line)
                 if not fence or not fence.group(3).startswith("{"):
                     continue
                 name, _, title = fence.group(3)[1:].partition("}")
-                options = _options(lines[i + 1:])
+                options = _options(lines[i + 1 :])
                 if name == "exercise":
-                    self.targets[options.get("label", "")] = _Target(doc, f"Exercise {numbered('exercise')}",
-                                                                     title.strip())
+                    self.targets[options.get("label", "")] = _Target(
+                        doc, f"Exercise {numbered('exercise')}", title.strip()
+                    )
                 elif name in _PRF_KINDS and "label" in options:
-                    self.targets[options["label"]] = _Target(doc, f"{_PRF_KINDS[name]} {numbered(name)}",
-                                                             title.strip())
+                    self.targets[options["label"]] = _Target(doc, f"{_PRF_KINDS[name]} {numbered(name)}", title.strip())
 
     def reference_url(self, target: str) -> str:
         """The website's library-reference address of ``book.X...``."""
@@ -180,14 +197,17 @@ def _bibliography(path: Path) -> dict[str, tuple[str, str]]:
     out = {}
     for key, entry in parse_file(str(path)).entries.items():
         people = entry.persons.get("author") or entry.persons.get("editor") or []
-        last = [codecs.decode(" ".join(p.last_names), "ulatex").replace("{", "").replace("}", "") for p in people]
+        last = [codecs.decode(" ".join(p.last_names), "ulatex").replace("{", "").replace("}", "") for p in people]  # type: ignore[call-overload]
         if len(last) >= 3:
             authors = f"{last[0]} et al."
         elif len(last) == 2:
             authors = f"{last[0]} and {last[1]}"
-        else:
-            authors = last[0] if last else ""
-        out[key] = (authors, entry.fields.get("year", ""))
+        elif last:
+            authors = last[0]
+        else:  # as sphinxcontrib-bibtex's author-year style: the title stands in, and "n.d." for no year
+            title = codecs.decode(entry.fields.get("title", key), "ulatex")
+            authors = title.replace("{", "").replace("}", "")
+        out[key] = (authors, entry.fields.get("year", "n.d."))
     return out
 
 
@@ -204,16 +224,16 @@ def _glue_outputs(nb: nbformat.NotebookNode) -> dict[str, dict[str, Any]]:
             name = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if name:
                 prefix = output["metadata"]["scrapbook"].get("mime_prefix", "")
-                glued[name] = {k[len(prefix):]: v for k, v in output.get("data", {}).items()}
+                glued[name] = {k[len(prefix) :]: v for k, v in output.get("data", {}).items()}
     return glued
 
 
 class _Converter:
     def __init__(self, nb: nbformat.NotebookNode, doc: str, index: BookIndex):
         self.glued, self.doc, self.index = _glue_outputs(nb), doc, index
-        self.solution: str | None = None     # the exercise whose solution is open, across cells
+        self.solution: str | None = None  # the exercise whose solution is open, across cells
         self.solution_cells = 0
-        self.pasted: list[str] = []      # every glue:text value inlined, in order
+        self.pasted: list[str] = []  # every glue:text value inlined, in order
 
     # -- inline ------------------------------------------------------------
     def inline(self, text: str) -> str:
@@ -225,10 +245,10 @@ class _Converter:
                 out.append(self.role(role.group(1), role.group(3)))
                 i = role.end()
             elif text[i] == "`":
-                ticks = re.match(r"`+", text[i:]).group(0)
+                ticks = re.match(r"`+", text[i:]).group(0)  # type: ignore[union-attr]  # text[i] is a backtick
                 end = text.find(ticks, i + len(ticks))
                 end = len(text) - len(ticks) if end < 0 else end
-                out.append(text[i:end + len(ticks)])
+                out.append(text[i : end + len(ticks)])
                 i = end + len(ticks)
             else:
                 out.append(text[i])
@@ -300,17 +320,18 @@ class _Converter:
             if fence:
                 indent, marks, info = fence.groups()
                 end = i + 1
-                while end < len(lines) and not re.fullmatch(rf"\s*{re.escape(marks[0])}{{{len(marks)},}}\s*",
-                                                            lines[end]):
+                while end < len(lines) and not re.fullmatch(
+                    rf"\s*{re.escape(marks[0])}{{{len(marks)},}}\s*", lines[end]
+                ):
                     end += 1
-                body = lines[i + 1:end]
+                body = lines[i + 1 : end]
                 if info.startswith("{"):
                     out.append(self.directive(info, body))
                 else:
-                    out.extend(lines[i:end + 1])
+                    out.extend(lines[i : end + 1])
                 i = end + 1
                 continue
-            if re.match(r"^%", line):          # a MyST comment: not shown on the website either
+            if re.match(r"^%", line):  # a MyST comment: not shown on the website either
                 i += 1
                 continue
             if re.match(r"^\s*(\+\+\+|>\s*(`{3,}|~{3,})\{)", line) or re.search(r"\{\{\s*\w+\s*\}\}", line):
@@ -325,8 +346,8 @@ class _Converter:
         name, _, argument = info[1:].partition("}")
         argument = argument.strip()
         options = _options(body)
-        body = body[len(options):]
-        if body and body[0].strip() == "---":           # a YAML options block
+        body = body[len(options) :]
+        if body and body[0].strip() == "---":  # a YAML options block
             raise ValueError(f"{self.doc}: YAML directive options have no plain-Markdown form yet")
         text = self.markdown("\n".join(body)).strip()
         if name == "glue:" or name == "glue":
@@ -349,7 +370,7 @@ class _Converter:
             self.solution = None
             return text
         if name in _PRF_KINDS:
-            label = options.get("label")
+            label = options.get("label") or ""
             head = self.target(label).text if label else _PRF_KINDS[name]
             head += f" ({self.inline(argument)})" if argument else ""
             anchor = f'<a id="{label}"></a>\n\n' if label else ""
@@ -405,8 +426,9 @@ def _block(head: str, text: str) -> str:
     return f"---\n\n{head}\n\n{text}\n\n---"
 
 
-def reader_edition(nb: nbformat.NotebookNode, doc: str, index: BookIndex,
-                   pasted: list[str] | None = None) -> nbformat.NotebookNode:
+def reader_edition(
+    nb: nbformat.NotebookNode, doc: str, index: BookIndex, pasted: list[str] | None = None
+) -> nbformat.NotebookNode:
     """The reader edition of one notebook (``doc`` is its file name, e.g. ``"08_extrapolation.ipynb"``).
 
     Markdown cells are converted (see the module's docstring); a cell left
@@ -454,8 +476,11 @@ def reader_edition(nb: nbformat.NotebookNode, doc: str, index: BookIndex,
         if figure.get("name"):
             number = index.targets[figure["name"]].text
             caption = conv.inline(conv.markdown(figure.get("caption", "")))
-            cells.append(nbformat.v4.new_markdown_cell(       # a stable id: editions stay reproducible
-                f'<a id="{figure["name"]}"></a>\n\n**{number}.** {caption}', id=f"caption-{figure['name']}"[:64]))
+            cells.append(
+                nbformat.v4.new_markdown_cell(  # a stable id: editions stay reproducible
+                    f'<a id="{figure["name"]}"></a>\n\n**{number}.** {caption}', id=f"caption-{figure['name']}"[:64]
+                )
+            )
     out.cells = cells
     if pasted is not None:
         pasted.extend(conv.pasted)

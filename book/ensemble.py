@@ -7,27 +7,16 @@ call, and one backward pass and one AdamW step update all members. This is the
 "model ensembling" pattern of ``torch.func.stack_module_state``, with the
 batched products written out (``vmap`` over this model was slower).
 
-Speed, measured (``benchmarks/experiment_speed.py`` and a side-by-side run of
-``experiments.train_models`` against ``train_model`` per seed): the hope was
-that one batched step costs little more than one model's step, since a model
-this small spends much of a step on the fixed cost of each operation. On a
-busy 2-core machine the ensemble was about 2x faster per model, but on a
-quiet one it was not: 0.75x to 1.2x the speed of training the five seeds one
-after another, one thread each. Its use today is that a job trains every seed
-of a scheme in one process with one code path; the speed-up is not there.
-What made chapter 8's experiment fast enough is early stopping
-(``stop_loss``): most models meet the stopping rule long before the step cap
-(``experiments.summary_table`` lists the steps each scheme took), and a
-member that has stopped leaves the ensemble, so no work is spent on it
-(``benchmarks/experiment_speed.py`` measures the whole run).
+A job of ``experiments.run`` trains every seed of one scheme in one process
+this way. A member that meets the stopping rule (``stop_loss``) leaves the
+ensemble, so no work is spent on it.
 
 The members share nothing. The loss is the sum of the members' own losses, so
 each member receives exactly the gradient it would receive alone, and AdamW
 updates every weight element by element. Training the stack is therefore the
 same computation as training each model with ``book.models.train`` on its own
 data stream; only the order of float additions inside the batched products
-can differ, so results agree to rounding (``tests/test_ensemble.py`` checks
-it). ``TinyTransformer`` stays the readable reference: ``Ensemble.forward``
+can differ, so results agree to rounding (a test checks it). ``TinyTransformer`` stays the readable reference: ``Ensemble.forward``
 mirrors its ``forward`` line for line.
 """
 
@@ -77,11 +66,14 @@ class Ensemble(nn.Module):
         first = members[0]
         shape = lambda m: (m.vocab_size, m.position, m.d_model, m.n_heads, m.n_layers, m.max_len, m.causal)  # noqa: E731
         if any(shape(m) != shape(first) for m in members):
-            raise ValueError("members must share vocab_size, position, d_model, n_heads, n_layers, max_len "
-                             "and causal (only their seeds may differ)")
+            raise ValueError(
+                "members must share vocab_size, position, d_model, n_heads, n_layers, max_len "
+                "and causal (only their seeds may differ)"
+            )
         if any(m.rope_freqs is not None or m.rope_factor != 1.0 or m.head_mask is not None for m in members):
-            raise ValueError("members must not have RoPE scaling or a head mask set (they are for testing, "
-                             "not training)")
+            raise ValueError(
+                "members must not have RoPE scaling or a head mask set (they are for testing, not training)"
+            )
         self.members = members
         self.template = first
         self.names = [name for name, _ in first.named_parameters()]
@@ -117,8 +109,10 @@ class Ensemble(nn.Module):
         if not isinstance(tokens, torch.Tensor):
             raise TypeError(f"tokens must be an integer torch.Tensor, got {type(tokens).__name__}")
         if tokens.dim() != 3 or tokens.shape[0] != len(self.members):
-            raise ValueError(f"tokens must have shape (E, batch, seq_len) with E = {len(self.members)}, "
-                             f"got {tuple(getattr(tokens, 'shape', ()))}")
+            raise ValueError(
+                f"tokens must have shape (E, batch, seq_len) with E = {len(self.members)}, "
+                f"got {tuple(getattr(tokens, 'shape', ()))}"
+            )
         m = self.template
         for t in tokens:
             m._check_tokens(t)
@@ -138,6 +132,7 @@ class Ensemble(nn.Module):
         """``(H, n, n)`` for ALiBi (the same for every member), ``(E, 1, H, n, n)``
         for T5 (each member's own table), ``None`` otherwise; causal mask included."""
         m = self.template
+        bias: torch.Tensor | None
         if m.position == "alibi":
             bias = m.position_bias(n)
         elif m.position == "t5":
@@ -145,6 +140,7 @@ class Ensemble(nn.Module):
             bias = self.w("rel_bias")[:, :, buckets][:, None]
         else:
             return None
+        assert bias is not None
         return bias + causal_mask(n).to(bias.dtype) if m.causal else bias
 
     def _block(self, x: torch.Tensor, name: str, positions: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
@@ -152,8 +148,11 @@ class Ensemble(nn.Module):
         m = self.template
         e, b, n, d = x.shape
         h = m.n_heads
-        q, k, v = (self._linear(self._norm(x, f"{name}.ln1"), f"{name}.qkv")
-                   .view(e, b, n, 3, h, d // h).permute(3, 0, 1, 4, 2, 5))
+        q, k, v = (
+            self._linear(self._norm(x, f"{name}.ln1"), f"{name}.qkv")
+            .view(e, b, n, 3, h, d // h)
+            .permute(3, 0, 1, 4, 2, 5)
+        )
         if m.position == "rope":
             q, k = apply_rope(torch.stack((q, k)), positions)
         q, k, v = (t.reshape(e * b, h, n, d // h) for t in (q, k, v))
@@ -247,8 +246,9 @@ def train_together(
     return losses
 
 
-def _shrink(ensemble: Ensemble, opt: torch.optim.AdamW, keep: Sequence[int],
-            lr: float) -> tuple[Ensemble, torch.optim.AdamW]:
+def _shrink(
+    ensemble: Ensemble, opt: torch.optim.AdamW, keep: Sequence[int], lr: float
+) -> tuple[Ensemble, torch.optim.AdamW]:
     """A new ensemble of the members at ``keep`` (weights already written
     back), with the AdamW state of those members carried over."""
     smaller = Ensemble([ensemble.members[i] for i in keep])
@@ -256,6 +256,5 @@ def _shrink(ensemble: Ensemble, opt: torch.optim.AdamW, keep: Sequence[int],
     index = torch.tensor(list(keep))
     for name in ensemble.names:
         state = opt.state[ensemble.w(name)]
-        new_opt.state[smaller.w(name)] = {k: v.clone() if v.dim() == 0 else v[index].clone()
-                                          for k, v in state.items()}
+        new_opt.state[smaller.w(name)] = {k: v.clone() if v.dim() == 0 else v[index].clone() for k, v in state.items()}
     return smaller, new_opt

@@ -50,12 +50,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import torch
 
 from . import __version__
-from ._validate import check_nonneg_int, check_positive_int, check_positive_real
+from ._validate import check_choice, check_nonneg_int, check_positive_int, check_positive_real
 from .ensemble import train_together
 from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, stop_rule_met, train, window_mean
 from .tasks import Batch, copy_task, fibonacci_mod, local_sum, vocab_size
@@ -127,8 +127,17 @@ class Config:
             raise ValueError("seeds must hold at least one seed")
         # NumPy integers and floats are accepted and stored as Python ones (the config goes to JSON)
         object.__setattr__(self, "seeds", tuple(check_nonneg_int(f"seeds[{i}]", s) for i, s in enumerate(self.seeds)))
-        for name in ("steps", "train_len", "test_len", "batch", "d_model", "n_heads", "n_layers", "eval_seqs",
-                     "stop_window"):
+        for name in (
+            "steps",
+            "train_len",
+            "test_len",
+            "batch",
+            "d_model",
+            "n_heads",
+            "n_layers",
+            "eval_seqs",
+            "stop_window",
+        ):
             object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
         if self.test_len < self.train_len:
             raise ValueError(f"test_len must be at least train_len ({self.train_len}), got {self.test_len}")
@@ -155,7 +164,7 @@ class Config:
         if unknown:
             raise TypeError(f"results['config'] has keys that are not Config fields: {unknown}")
         fields.setdefault("stop_loss", None)
-        return cls(**fields)
+        return cls(**fields)  # type: ignore[arg-type]  # the field names were checked above
 
     @property
     def vocab_size(self) -> int:
@@ -190,15 +199,29 @@ def train_model(config: Config, scheme: str, seed: int) -> tuple[TinyTransformer
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
     model = _new_model(config, scheme, seed)
-    losses = train(model, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr, seed=seed,
-                   stop_loss=config.stop_loss, stop_window=config.stop_window)
+    losses = train(
+        model,
+        lambda g: _training_batch(config, g),
+        steps=config.steps,
+        lr=config.lr,
+        seed=seed,
+        stop_loss=config.stop_loss,
+        stop_window=config.stop_window,
+    )
     return model, losses
 
 
 def _new_model(config: Config, scheme: str, seed: int) -> TinyTransformer:
     """The untrained model of one (scheme, seed) job, with the config's sizes."""
-    return TinyTransformer(config.vocab_size, position=scheme, d_model=config.d_model, n_heads=config.n_heads,
-                           n_layers=config.n_layers, max_len=config.max_len, seed=seed)
+    return TinyTransformer(
+        config.vocab_size,
+        position=check_choice("scheme", scheme, SCHEMES),
+        d_model=config.d_model,
+        n_heads=config.n_heads,
+        n_layers=config.n_layers,
+        max_len=config.max_len,
+        seed=seed,
+    )
 
 
 def _training_batch(config: Config, generator: torch.Generator) -> Batch:
@@ -265,7 +288,7 @@ def evaluate(model: TinyTransformer, config: Config, seed: int) -> list[float | 
     if config.task != "copy":
         acc = accuracy_by_position(model, held_out_batch(config, seed))
         return [None if math.isnan(a) else round(float(a), 4) for a in acc]
-    curve = []
+    curve: list[float | None] = []
     for n in range(1, config.test_len + 1):
         b = held_out_batch(config, seed + 1000 * n, n)
         with torch.no_grad():
@@ -287,8 +310,15 @@ def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tupl
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
     members = [_new_model(config, scheme, seed) for seed in seeds]
-    losses = train_together(members, lambda g: _training_batch(config, g), steps=config.steps, lr=config.lr,
-                            seeds=seeds, stop_loss=config.stop_loss, stop_window=config.stop_window)
+    losses = train_together(
+        members,
+        lambda g: _training_batch(config, g),
+        steps=config.steps,
+        lr=config.lr,
+        seeds=seeds,
+        stop_loss=config.stop_loss,
+        stop_window=config.stop_window,
+    )
     return list(zip(members, losses))
 
 
@@ -298,7 +328,7 @@ LOSS_EVERY = 10
 
 def _loss_curve(losses: Sequence[float]) -> list[float]:
     """The training loss averaged over each block of ``LOSS_EVERY`` steps."""
-    return [round(sum(b) / len(b), 4) for b in (losses[i:i + LOSS_EVERY] for i in range(0, len(losses), LOSS_EVERY))]
+    return [round(sum(b) / len(b), 4) for b in (losses[i : i + LOSS_EVERY] for i in range(0, len(losses), LOSS_EVERY))]
 
 
 def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, Any]]:
@@ -311,20 +341,23 @@ def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, An
     out = []
     for seed, (model, losses) in zip(seeds, trained):
         t = time.perf_counter()
-        out.append({
-            "scheme": scheme,
-            "seed": seed,
-            "curve": evaluate(model, config, seed),
-            "steps": len(losses),
-            "final_loss": round(window_mean(losses, 20), 4),
-            # unrounded: the stopping rule compares it with stop_loss, and rounding could cross it
-            "window_loss": window_mean(losses, config.stop_window),
-            "met_stop_rule": None if config.stop_loss is None else stop_rule_met(losses, config.stop_loss,
-                                                                             config.stop_window),
-            "loss_curve": _loss_curve(losses),
-            "train_seconds": round(share, 2),
-            "eval_seconds": round(time.perf_counter() - t, 2),
-        })
+        out.append(
+            {
+                "scheme": scheme,
+                "seed": seed,
+                "curve": evaluate(model, config, seed),
+                "steps": len(losses),
+                "final_loss": round(window_mean(losses, 20), 4),
+                # unrounded: the stopping rule compares it with stop_loss, and rounding could cross it
+                "window_loss": window_mean(losses, config.stop_window),
+                "met_stop_rule": None
+                if config.stop_loss is None
+                else stop_rule_met(losses, config.stop_loss, config.stop_window),
+                "loss_curve": _loss_curve(losses),
+                "train_seconds": round(share, 2),
+                "eval_seconds": round(time.perf_counter() - t, 2),
+            }
+        )
     return out
 
 
@@ -380,7 +413,8 @@ def run(
     }
 
 
-def _iterate(results, total: int, progress: bool) -> list[dict[str, Any]]:
+def _iterate(results: Iterable[list[dict[str, Any]]], total: int, progress: bool) -> list[list[dict[str, Any]]]:
+    """The jobs' records, in order, behind a progress bar if ``progress``."""
     if progress:
         from tqdm.auto import tqdm
 
@@ -419,7 +453,9 @@ def within_and_past(results: dict[str, Any]) -> tuple[dict[str, list[float]], di
 RANGES = ((0.0, 1.0), (1.0, 1.25), (1.25, 1.5), (1.5, 2.0), (2.0, 4.0))
 
 
-def by_range(results: dict[str, Any], ranges: Sequence[tuple[float, float]] = RANGES) -> dict[str, dict[str, list[float]]]:
+def by_range(
+    results: dict[str, Any], ranges: Sequence[tuple[float, float]] = RANGES
+) -> dict[str, dict[str, list[float]]]:
     """Each seed's mean accuracy over ranges of test positions, per scheme.
 
     A range ``(a, b)`` covers the target indices ``p`` with
@@ -493,8 +529,11 @@ def conclusions(results: dict[str, Any]) -> dict[str, Any]:
     _, past = within_and_past(results)
     worst = {s: min(v) for s, v in past.items()}
     best = {s: max(v) for s, v in past.items()}
-    return {"worst_seed_past_train": worst, "best_seed_past_train": best,
-            "ranking_by_worst_seed": sorted(worst, key=worst.get, reverse=True)}
+    return {
+        "worst_seed_past_train": worst,
+        "best_seed_past_train": best,
+        "ranking_by_worst_seed": sorted(worst, key=lambda s: worst[s], reverse=True),
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -502,43 +541,81 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m book.experiments",
         description="Train a tiny Transformer once per position scheme and seed at one length, "
-                    "then test it on longer inputs (chapter 8 of Positional Encoding, Interactively). "
-                    "With no options: the local_sum task, all six schemes, seeds 0 1 2 3 4.",
+        "then test it on longer inputs (chapter 8 of Positional Encoding, Interactively). "
+        "With no options: the local_sum task, all six schemes, seeds 0 1 2 3 4.",
     )
-    p.add_argument("--task", choices=TASKS, default=d.task,
-                   help="fibonacci: each token is the sum of the two before it mod 10, scored by position; "
-                        "local_sum: i.i.d. tokens, each target the sum mod 10 of the tokens --offsets back, "
-                        "scored by position; copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)")
-    p.add_argument("--offsets", nargs="+", type=int, default=list(d.offsets),
-                   help="local_sum: how far back the summed tokens lie (default: 0 1, the token and the "
-                        "one before it)")
-    p.add_argument("--schemes", nargs="+", choices=SCHEMES, default=list(d.schemes), metavar="SCHEME",
-                   help=f"position schemes to train, from {' '.join(SCHEMES)} "
-                        f"(default: {' '.join(d.schemes)})")
+    p.add_argument(
+        "--task",
+        choices=TASKS,
+        default=d.task,
+        help="fibonacci: each token is the sum of the two before it mod 10, scored by position; "
+        "local_sum: i.i.d. tokens, each target the sum mod 10 of the tokens --offsets back, "
+        "scored by position; copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)",
+    )
+    p.add_argument(
+        "--offsets",
+        nargs="+",
+        type=int,
+        default=list(d.offsets),
+        help="local_sum: how far back the summed tokens lie (default: 0 1, the token and the one before it)",
+    )
+    p.add_argument(
+        "--schemes",
+        nargs="+",
+        choices=SCHEMES,
+        default=list(d.schemes),
+        metavar="SCHEME",
+        help=f"position schemes to train, from {' '.join(SCHEMES)} (default: {' '.join(d.schemes)})",
+    )
     p.add_argument("--seeds", nargs="+", type=int, default=list(d.seeds), help="seeds (default: 0 1 2 3 4)")
     p.add_argument("--steps", type=int, default=d.steps, help="training steps per model (default: %(default)s)")
-    p.add_argument("--train-len", type=int, default=d.train_len,
-                   help="training length: tokens (fibonacci) or n (copy) (default: %(default)s)")
-    p.add_argument("--test-len", type=int, default=d.test_len,
-                   help="longest test length, same unit (default: %(default)s; use 16 with --task copy "
-                        "and --train-len 8)")
+    p.add_argument(
+        "--train-len",
+        type=int,
+        default=d.train_len,
+        help="training length: tokens (fibonacci) or n (copy) (default: %(default)s)",
+    )
+    p.add_argument(
+        "--test-len",
+        type=int,
+        default=d.test_len,
+        help="longest test length, same unit (default: %(default)s; use 16 with --task copy and --train-len 8)",
+    )
     p.add_argument("--batch", type=int, default=d.batch, help="sequences per step (default: %(default)s)")
     p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate of AdamW (default: %(default)s)")
-    p.add_argument("--stop-loss", type=_loss_or_none, default=d.stop_loss,
-                   help="stop a model once its mean training loss over the last --stop-window steps is below "
-                        "this (--steps is then a cap); 'none' trains every model for all --steps "
-                        "(default: %(default)s)")
-    p.add_argument("--stop-window", type=int, default=d.stop_window,
-                   help="steps averaged by the --stop-loss rule (default: %(default)s)")
-    p.add_argument("--workers", type=int, default=2,
-                   help="processes, one CPU thread each; results do not depend on it (default: %(default)s)")
+    p.add_argument(
+        "--stop-loss",
+        type=_loss_or_none,
+        default=d.stop_loss,
+        help="stop a model once its mean training loss over the last --stop-window steps is below "
+        "this (--steps is then a cap); 'none' trains every model for all --steps "
+        "(default: %(default)s)",
+    )
+    p.add_argument(
+        "--stop-window",
+        type=int,
+        default=d.stop_window,
+        help="steps averaged by the --stop-loss rule (default: %(default)s)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="processes, one CPU thread each; results do not depend on it (default: %(default)s)",
+    )
     p.add_argument("--output", type=Path, help="write the results as JSON to this path")
-    p.add_argument("--benchmark", action="store_true",
-                   help="print the wall time of the run, seconds per scheme and steps per second")
+    p.add_argument(
+        "--benchmark",
+        action="store_true",
+        help="print the wall time of the run, seconds per scheme and steps per second",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--separate", action="store_true",
-                   help="train every seed alone instead of the seeds of a scheme together (same results up to "
-                        "rounding, slower; the benchmark's baseline)")
+    p.add_argument(
+        "--separate",
+        action="store_true",
+        help="train every seed alone instead of the seeds of a scheme together (same results up to "
+        "rounding, slower; the benchmark's baseline)",
+    )
     return p
 
 
@@ -558,9 +635,19 @@ def _config_from_args(args: argparse.Namespace) -> Config:
     Raises:
         TypeError / ValueError: as ``Config``, for a bad option value.
     """
-    return Config(task=args.task, schemes=tuple(args.schemes), seeds=tuple(args.seeds), steps=args.steps,
-                  train_len=args.train_len, test_len=args.test_len, batch=args.batch, lr=args.lr,
-                  offsets=tuple(args.offsets), stop_loss=args.stop_loss, stop_window=args.stop_window)
+    return Config(
+        task=args.task,
+        schemes=tuple(args.schemes),
+        seeds=tuple(args.seeds),
+        steps=args.steps,
+        train_len=args.train_len,
+        test_len=args.test_len,
+        batch=args.batch,
+        lr=args.lr,
+        offsets=tuple(args.offsets),
+        stop_loss=args.stop_loss,
+        stop_window=args.stop_window,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -576,8 +663,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TypeError, ValueError) as err:
         _parser().error(str(err))
     start_method = "fork" if sys.platform == "linux" else "spawn"
-    results = run(config, workers=args.workers, progress=not args.quiet, start_method=start_method,
-                  together=not args.separate)
+    results = run(
+        config, workers=args.workers, progress=not args.quiet, start_method=start_method, together=not args.separate
+    )
     print(summary_table(results))
     if args.benchmark:
         print(benchmark_report(results))
@@ -593,13 +681,16 @@ def benchmark_report(results: dict[str, Any]) -> str:
     config, timing = results["config"], results["timing"]
     n_models = sum(len(v) for v in results["runs"].values())
     steps = sum(_steps_taken(r, config) for per_seed in results["runs"].values() for r in per_seed.values())
-    lines = [f"benchmark on {timing['machine']}, {timing['workers']} worker process(es):",
-             f"  wall time {timing['wall_seconds']:.1f} s for {n_models} models "
-             f"({steps:,} training steps, {steps / timing['wall_seconds']:.0f} steps/s overall)"]
+    lines = [
+        f"benchmark on {timing['machine']}, {timing['workers']} worker process(es):",
+        f"  wall time {timing['wall_seconds']:.1f} s for {n_models} models "
+        f"({steps:,} training steps, {steps / timing['wall_seconds']:.0f} steps/s overall)",
+    ]
     for scheme, per_seed in results["runs"].items():
         secs = sum(r["train_seconds"] + r["eval_seconds"] for r in per_seed.values())
-        per = sum(_steps_taken(r, config) for r in per_seed.values()) / sum(r["train_seconds"]
-                                                                           for r in per_seed.values())
+        per = sum(_steps_taken(r, config) for r in per_seed.values()) / sum(
+            r["train_seconds"] for r in per_seed.values()
+        )
         lines.append(f"  {scheme:<11} {secs:6.1f} s (train + test, all seeds), {per:5.0f} steps/s per process")
     return "\n".join(lines)
 

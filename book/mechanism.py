@@ -54,7 +54,7 @@ def attention_on_offsets(model: TinyTransformer, batch: Batch, offsets: Sequence
         raise ValueError(f"offsets must be distinct integers >= 0, at least one, got {offsets}")
     model.eval()
     _, maps = model(batch.inputs, return_attention=True)
-    weights = torch.stack(maps).double().mean(1)          # (L, H, n, n), mean over the batch
+    weights = torch.stack(maps).double().mean(1)  # (L, H, n, n), mean over the batch
     n = weights.shape[-1]
     i = torch.arange(n)
     total = torch.zeros(weights.shape[:-1], dtype=torch.float64)

@@ -32,11 +32,20 @@ from .attention import attention, causal_mask
 from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at, t5_relative_bucket
 from .tasks import Batch
 
-__all__ = ["SCHEMES", "STOP_WINDOW", "TinyTransformer", "train", "stop_rule_met", "window_mean", "lr_schedule", "accuracy_by_position"]
+__all__ = [
+    "SCHEMES",
+    "STOP_WINDOW",
+    "TinyTransformer",
+    "train",
+    "stop_rule_met",
+    "window_mean",
+    "lr_schedule",
+    "accuracy_by_position",
+]
 
 Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
 #: Every position scheme the model accepts (the values of ``Scheme``).
-SCHEMES: tuple[str, ...] = get_args(Scheme)
+SCHEMES: tuple[Scheme, ...] = get_args(Scheme)
 #: Steps over which ``stop_rule_met`` averages the training loss by default.
 STOP_WINDOW = 30
 #: T5's bucketing (Raffel et al., 2020; transformers' T5Config defaults).
@@ -93,7 +102,8 @@ class TinyTransformer(nn.Module):
             only). Policy past it: ``forward`` raises the table's ``ValueError``
             for positions ``>= max_len``. To test such a model on longer inputs,
             build it with a larger ``max_len``; rows never seen in training keep
-            their random initial values, which is what a real model has there.
+            the direction of their random start, shrunk slightly by weight decay,
+            which is what a real model has there.
         causal: decoder (True, the default) or encoder (False; ALiBi then uses
             the symmetric bias ``-m_h |i - j|``).
         seed: seed of the initial weights (a local generator; the global one
@@ -132,8 +142,7 @@ class TinyTransformer(nn.Module):
             self.embed = nn.Embedding(vocab_size, d_model)
             self.pos = LearnedPositionalEmbedding(max_len, d_model) if position == "learned" else None
             # T5 draws this table from N(0, 1/d) (transformers' T5PreTrainedModel._init_weights).
-            self.rel_bias = (nn.Parameter(torch.randn(n_heads, T5_BUCKETS) * d_model ** -0.5)
-                             if position == "t5" else None)
+            self.rel_bias = nn.Parameter(torch.randn(n_heads, T5_BUCKETS) * d_model**-0.5) if position == "t5" else None
             self.blocks = nn.ModuleList(_Block(d_model, n_heads) for _ in range(n_layers))
             self.ln_f = nn.LayerNorm(d_model)
             self.head = nn.Linear(d_model, vocab_size)
@@ -184,8 +193,10 @@ class TinyTransformer(nn.Module):
         elif scale is not None or original_max_len is not None:
             raise ValueError("scale and original_max_len are only used with rule=")
         if freqs is not None and (not isinstance(freqs, torch.Tensor) or freqs.shape != (head // 2,)):
-            raise ValueError(f"freqs must have shape (head width / 2,) = ({head // 2},), got "
-                             f"{getattr(freqs, 'shape', type(freqs).__name__)}")
+            raise ValueError(
+                f"freqs must have shape (head width / 2,) = ({head // 2},), got "
+                f"{getattr(freqs, 'shape', type(freqs).__name__)}"
+            )
         attention_factor = check_positive_real("attention_factor", attention_factor)
         self.rope_freqs = None if freqs is None else freqs.detach().to(torch.float64)
         self.rope_factor = attention_factor
@@ -202,6 +213,7 @@ class TinyTransformer(nn.Module):
         if self.position == "alibi":
             return alibi_bias(self.n_heads, seq_len).to(self.head.weight.device)
         if self.position == "t5":
+            assert self.rel_bias is not None
             return self.rel_bias[:, self.position_bias_buckets(seq_len)]
         return None
 
@@ -209,8 +221,12 @@ class TinyTransformer(nn.Module):
         """T5's bucket of each (query ``i``, key ``j``) pair, ``(n, n)``:
         ``t5_relative_bucket(j - i)``, unidirectional in a decoder."""
         pos = torch.arange(seq_len)
-        return t5_relative_bucket(pos[None, :] - pos[:, None], bidirectional=not self.causal,
-                                  num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
+        return t5_relative_bucket(
+            pos[None, :] - pos[:, None],
+            bidirectional=not self.causal,
+            num_buckets=T5_BUCKETS,
+            max_distance=T5_MAX_DISTANCE,
+        )
 
     def forward(
         self, tokens: torch.Tensor, *, return_attention: bool = False
@@ -232,6 +248,7 @@ class TinyTransformer(nn.Module):
         if self.position == "sinusoidal":
             x = x + sinusoidal_at(positions, self.d_model, dtype=x.dtype)
         elif self.position == "learned":
+            assert self.pos is not None
             x = x + self.pos(positions)
         bias = self.position_bias(n)
         keep: list[torch.Tensor] | None = [] if return_attention else None
@@ -239,7 +256,9 @@ class TinyTransformer(nn.Module):
             mask = None if self.head_mask is None else self.head_mask[i]
             x = block(x, positions, self.position, bias, self.causal, keep, self.rope_freqs, self.rope_factor, mask)
         logits = self.head(self.ln_f(x))
-        return (logits, keep) if return_attention else logits
+        if keep is not None:
+            return logits, keep
+        return logits
 
     def _check_tokens(self, tokens: torch.Tensor) -> torch.Tensor:
         if not isinstance(tokens, torch.Tensor) or tokens.is_floating_point() or tokens.dtype == torch.bool:
@@ -315,7 +334,6 @@ def train(
             break
     model.eval()
     return losses
-
 
 
 def stop_rule_met(losses: Sequence[float], stop_loss: float | None, window: int = STOP_WINDOW) -> bool:

@@ -193,8 +193,13 @@ def _nbytes(t: torch.Tensor) -> int:
 
 def _where(t: torch.Tensor) -> tuple:
     """Which elements of which memory ``t`` covers (two views of the same elements are one read)."""
-    return (t.untyped_storage().data_ptr(), t.storage_offset() * t.element_size(), t.element_size(),
-            tuple(t.shape), t.stride())
+    return (
+        t.untyped_storage().data_ptr(),
+        t.storage_offset() * t.element_size(),
+        t.element_size(),
+        tuple(t.shape),
+        t.stride(),
+    )
 
 
 # allocations and metadata: no data is read or written
@@ -228,8 +233,13 @@ class _Traffic(TorchDispatchMode):
         written = [v for k, v in given.items() if isinstance(v, torch.Tensor) and kinds[k].is_write]
         # an out= argument and copy_'s destination are written, not read
         skip = {k for k, a in kinds.items() if a.is_out} | ({"self"} if name == "copy_" else set())
-        read = [t for k, v in given.items() if k not in skip
-                for t in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(t, torch.Tensor)]
+        read = [
+            t
+            for k, v in given.items()
+            if k not in skip
+            for t in (v if isinstance(v, (list, tuple)) else [v])
+            if isinstance(t, torch.Tensor)
+        ]
         read = list({_where(t): t for t in read}.values())  # x * x reads x once
         if not written:
             written = [o for o in pytree.tree_leaves(out) if isinstance(o, torch.Tensor)]

@@ -10,9 +10,8 @@ the new context length over the trained one ``L`` (``original_max_len``).
 ``(frequencies, attention_factor)``, in the shape of transformers'
 ``ROPE_INIT_FUNCTIONS`` (``transformers/modeling_rope_utils.py``). The
 plots, chapter 9 and ``TinyTransformer.set_rope_scaling`` all read it.
-Chapter 9 derives and compares the rules; ``tests/test_scaling.py`` checks
-each against its formula and ``tests/test_transformers_scaling.py`` against
-transformers' own functions.
+Chapter 9 derives and compares the rules. The tests check each against its
+formula and against transformers' own functions.
 """
 
 from __future__ import annotations
@@ -60,7 +59,7 @@ def pi_frequencies(d_model: int, *, scale: float, base: float = 10000.0) -> torc
 
 
 def ntk_frequencies(d_model: int, *, scale: float, base: float = 10000.0) -> torch.Tensor:
-    """"NTK-aware" scaling (bloc97, 2023; Peng et al., 2024, section 3.1, eq. 16):
+    """ "NTK-aware" scaling (bloc97, 2023; Peng et al., 2024, section 3.1, eq. 16):
     change the base to ``base' = base * s^(d / (d - 2))``.
 
     The fastest pair (``i = 0``) is unchanged and the slowest is divided by
@@ -184,7 +183,7 @@ def yarn_ramp(
         turns = original_max_len * frequencies(d_model, base=base) / (2 * math.pi)  # r_i = L / lambda_i
         return ((turns - alpha) / (beta - alpha)).clamp(0.0, 1.0)
     low = max(math.floor(_pair_with_turns(beta, d_model, base, original_max_len)), 0)
-    high = min(math.ceil(_pair_with_turns(alpha, d_model, base, original_max_len)), d_model - 1)
+    high: float = min(math.ceil(_pair_with_turns(alpha, d_model, base, original_max_len)), d_model - 1)
     if low == high:
         high += 0.001  # as the reference code: no division by zero
     pair = torch.arange(d_model // 2, dtype=torch.float64)

@@ -107,7 +107,7 @@ def local_sum(
     for o in offsets:  # shift right by o; the first o targets are masked anyway
         targets[:, o:] += inputs[:, : length - o]
     mask = torch.zeros(n_seqs, length, dtype=torch.bool)
-    mask[:, max(offsets):] = True
+    mask[:, max(offsets) :] = True
     return Batch(inputs, targets % modulus, mask)
 
 

@@ -59,8 +59,7 @@ def _explorer(rows: Sequence[Sequence[Any]], draw: Callable[[], plt.Figure | Non
             out.clear_output(wait=True)
             fig = draw()
             if fig is not None:
-                if fig.get_layout_engine() is None and all(
-                        ax.get_subplotspec() is not None for ax in fig.axes):
+                if fig.get_layout_engine() is None and all(ax.get_subplotspec() is not None for ax in fig.axes):
                     fig.tight_layout()  # keep colorbar and axis labels apart
                 display(fig)
                 plt.close(fig)
@@ -202,8 +201,7 @@ def rope_explorer(q: Any, k: Any, *, base: float = 10000.0, max_position: int = 
     pair = w.IntSlider(value=0, min=0, max=d // 2 - 1, description="pair i")
 
     def draw() -> plt.Figure:
-        return draw_rope_explorer(q, k, m=m.value, n=n.value, pair=pair.value, base=base,
-                                  max_position=max_position)
+        return draw_rope_explorer(q, k, m=m.value, n=n.value, pair=pair.value, base=base, max_position=max_position)
 
     return _explorer([[m, n, pair]], draw)
 
@@ -238,8 +236,7 @@ def results_explorer(results: Mapping[str, dict]):
         raise ValueError("results must hold at least one task's results")
     task = w.Dropdown(options=list(results), description="task")
     names = list(dict.fromkeys(s for r in results.values() for s in r["runs"]))
-    picks = [w.Checkbox(value=True, description=s, indent=False, layout=w.Layout(width="110px"))
-             for s in names]
+    picks = [w.Checkbox(value=True, description=s, indent=False, layout=w.Layout(width="110px")) for s in names]
     style = w.ToggleButtons(options=["band", "lines"], description="seeds")
 
     def draw() -> plt.Figure | None:
@@ -280,8 +277,7 @@ def precision_explorer(d_model: int = 128):
 
     if not 16 <= check_even("d_model", d_model) <= 256:  # the slider's range: no silent clamping
         raise ValueError(f"d_model must be between 16 and 256, got {d_model}")
-    dtype = w.ToggleButtons(options=["bfloat16", "float16", "float32"], value="bfloat16",
-                            description="angles in")
+    dtype = w.ToggleButtons(options=["bfloat16", "float16", "float32"], value="bfloat16", description="angles in")
     d = w.IntSlider(value=d_model, min=16, max=256, step=16, description="head width")
     b = w.FloatLogSlider(value=10000.0, base=10, min=2, max=6, step=0.25, description="base")
     longest = w.SelectionSlider(options=[2**k for k in range(8, 21)], value=2**17, description="up to m")

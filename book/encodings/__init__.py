@@ -1,6 +1,6 @@
 """Positional encodings: sinusoidal, rotary (RoPE), ALiBi and learned tables.
 
-Conventions used throughout the book (and tested in ``tests/test_encodings.py``):
+Conventions used throughout the book (each is tested):
 
 * ``d`` (``d_model``) is the model width, ``p`` a position, ``k`` an offset,
   and ``w_i = base^(-2i/d)`` for ``i = 0 .. d/2 - 1`` the angular frequencies
@@ -25,16 +25,18 @@ Conventions used throughout the book (and tested in ``tests/test_encodings.py``)
   layout ``"half"`` rotates the pairs ``(i, i + d/2)``, as in GPT-NeoX and
   Llama in Hugging Face transformers ("rotate_half").
 
-The package has one module per scheme: ``sinusoidal``,
-``rope``, ``alibi``, ``t5`` and
-``learned``. Everything public is re-exported here, so
-``from book import encodings; encodings.apply_rope(...)`` works as before.
+The package has one module per scheme: ``sinusoidal``, ``learned``, ``rope``,
+``alibi`` and ``t5``; ``relative`` holds the family of relative biases that T5's
+buckets and ALiBi belong to (Shaw et al., 2018), and ``sinusoidal_geometry`` the
+properties of the sinusoidal encoding that chapters 2 and 3 derive. Everything
+public is re-exported here: ``from book import encodings; encodings.apply_rope(...)``.
 """
 
 from __future__ import annotations
 
 from .alibi import alibi_bias, alibi_bias_values, alibi_slopes
 from .learned import LearnedPositionalEmbedding
+from .relative import relative_bias, shaw_scores
 from .rope import (
     apply_partial_rope,
     apply_rope,
@@ -45,18 +47,9 @@ from .rope import (
     rope_expected_score,
     rope_layout_permutation,
 )
-from .sinusoidal import (
-    cosine_integral,
-    dot_by_offset,
-    frequencies,
-    layout_permutation,
-    rotation_matrix,
-    shift_fit_residual,
-    sinusoidal,
-    sinusoidal_at,
-    step_norm_squared,
-)
-from .t5 import relative_bias, shaw_scores, t5_bias_values, t5_relative_bucket
+from .sinusoidal import frequencies, layout_permutation, rotation_matrix, sinusoidal, sinusoidal_at
+from .sinusoidal_geometry import cosine_integral, dot_by_offset, shift_fit_residual, step_norm_squared
+from .t5 import t5_bias_values, t5_relative_bucket
 
 __all__ = [
     "frequencies",

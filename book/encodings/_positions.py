@@ -30,15 +30,11 @@ def _check_positions_fit(positions: torch.Tensor, x: torch.Tensor) -> None:
     lead = tuple(x.shape[:-1])
     if positions.dim() == 0 or positions.shape[-1] != lead[-1]:
         raise ValueError(
-            f"positions must end in the sequence length {lead[-1]} of x, got shape "
-            f"{tuple(positions.shape)}"
+            f"positions must end in the sequence length {lead[-1]} of x, got shape {tuple(positions.shape)}"
         )
     try:
         fits = torch.broadcast_shapes(positions.shape, lead) == lead
     except RuntimeError:
         fits = False
     if not fits:
-        raise ValueError(
-            f"positions of shape {tuple(positions.shape)} must broadcast to "
-            f"x.shape[:-1] = {lead}"
-        )
+        raise ValueError(f"positions of shape {tuple(positions.shape)} must broadcast to x.shape[:-1] = {lead}")

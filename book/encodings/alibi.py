@@ -8,7 +8,8 @@ import torch
 
 from .._validate import check_positive_int
 
-__all__ = ["alibi_slopes", "alibi_bias"]
+__all__ = ["alibi_slopes", "alibi_bias", "alibi_bias_values"]
+
 
 def alibi_slopes(n_heads: int) -> torch.Tensor:
     """The head-specific slopes ``m_h`` of ALiBi (Press et al., 2022, section 3).
@@ -70,16 +71,13 @@ def alibi_bias(n_heads: int, seq_len: int) -> torch.Tensor:
     return -slopes[:, None, None] * distance
 
 
-# --- chapter 7 (#17): ALiBi as one row of a relative-bias table
-
-
 def alibi_bias_values(n_heads: int, max_distance: int) -> torch.Tensor:
     """ALiBi as a table of biases indexed by the relative position ``r = j - i``.
 
     ``values[h, r + K] = -m_h * |r|`` for ``r = -K .. K`` (``K = max_distance``),
     with ``m_h`` from ``alibi_slopes``: a fixed, linear, unbucketed bias, one
     number per head and offset. ``relative_bias(values, seq_len)`` (in
-    ``book.encodings.t5``) turns it into ``alibi_bias(n_heads, seq_len)``
+    ``book.encodings.relative``) turns it into ``alibi_bias(n_heads, seq_len)``
     whenever ``K >= seq_len - 1`` (chapter 7 asserts it); a smaller ``K`` clips
     the distance as Shaw et al. (2018) do.
 
@@ -93,6 +91,3 @@ def alibi_bias_values(n_heads: int, max_distance: int) -> torch.Tensor:
     max_distance = check_positive_int("max_distance", max_distance)
     r = torch.arange(-max_distance, max_distance + 1)
     return -slopes[:, None] * r.abs().to(torch.float32)
-
-
-__all__ += ["alibi_bias_values"]

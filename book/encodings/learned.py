@@ -10,6 +10,7 @@ from ._positions import _check_positions
 
 __all__ = ["LearnedPositionalEmbedding"]
 
+
 class LearnedPositionalEmbedding(nn.Module):
     """A learned table of position vectors, as in BERT (Devlin et al., 2019) and GPT-2.
 

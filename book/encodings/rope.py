@@ -13,13 +13,30 @@ from typing import Literal, Sequence
 
 import torch
 
-from .._validate import check_choice, check_even, check_float_dtype, check_float_tensor, check_positive_int
+from .._validate import (
+    check_choice,
+    check_even,
+    check_float_dtype,
+    check_float_tensor,
+    check_positive_int,
+    check_real,
+)
 from ._positions import _check_positions, _check_positions_fit
 from .sinusoidal import frequencies, layout_permutation
 
-__all__ = ["apply_rope", "rope_cos_sin", "apply_rope_cached", "rope_cis", "apply_rope_complex", "rope_layout_permutation"]
+__all__ = [
+    "apply_rope",
+    "rope_cos_sin",
+    "apply_rope_cached",
+    "rope_cis",
+    "apply_rope_complex",
+    "rope_layout_permutation",
+    "apply_partial_rope",
+    "rope_expected_score",
+]
 
 RopeLayout = Literal["interleaved", "half"]
+_ROPE_LAYOUTS: tuple[RopeLayout, ...] = ("interleaved", "half")
 
 
 def apply_rope(
@@ -69,7 +86,7 @@ def apply_rope(
     d, seq_len = x.shape[-1], x.shape[-2]
     if d % 2:
         raise ValueError(f"the last dimension of x must be even (features are rotated in pairs), got {d}")
-    layout = check_choice("layout", layout, ("interleaved", "half"))
+    layout = check_choice("layout", layout, _ROPE_LAYOUTS)
     if positions is None:
         positions = torch.arange(seq_len, device=x.device)
     positions = _check_positions("positions", positions, allow_float=True)
@@ -78,9 +95,7 @@ def apply_rope(
     return _rotate(x, torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype), layout)
 
 
-def _rope_angles(
-    positions: torch.Tensor, d_model: int, *, base: float, freqs: torch.Tensor | None
-) -> torch.Tensor:
+def _rope_angles(positions: torch.Tensor, d_model: int, *, base: float, freqs: torch.Tensor | None) -> torch.Tensor:
     """The float64 angles ``p * w_i``, shape ``(*positions.shape, d/2)``, with
     RoPE's ``w_i = base^(-2i/d)`` or the given ``freqs`` (chapter 9), checked
     here once for ``apply_rope``, ``rope_cos_sin``, ``rope_cis`` and
@@ -103,8 +118,9 @@ def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) 
     """The rotation itself, shared by ``apply_rope`` and ``apply_rope_cached``."""
     if layout == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]
-        out = torch.empty(torch.broadcast_shapes(x.shape[:-1], cos.shape[:-1]) + x.shape[-1:],
-                          dtype=x.dtype, device=x.device)
+        out = torch.empty(
+            torch.broadcast_shapes(x.shape[:-1], cos.shape[:-1]) + x.shape[-1:], dtype=x.dtype, device=x.device
+        )
         out[..., 0::2] = a * cos - b * sin  # strided writes: several times faster than
         out[..., 1::2] = a * sin + b * cos  # torch.stack(..., dim=-1) on the CPU
         return out
@@ -154,11 +170,13 @@ def apply_rope_cached(
     x = check_float_tensor("x", x, min_dim=2)
     if x.shape[-1] % 2:
         raise ValueError(f"the last dimension of x must be even, got {x.shape[-1]}")
-    layout = check_choice("layout", layout, ("interleaved", "half"))
+    layout = check_choice("layout", layout, _ROPE_LAYOUTS)
     for name, t in (("cos", cos), ("sin", sin)):
         if not isinstance(t, torch.Tensor) or t.shape[-1:] != (x.shape[-1] // 2,):
-            raise ValueError(f"{name} must be a tensor ending in d/2 = {x.shape[-1] // 2}, got "
-                             f"{getattr(t, 'shape', type(t).__name__)}")
+            raise ValueError(
+                f"{name} must be a tensor ending in d/2 = {x.shape[-1] // 2}, got "
+                f"{getattr(t, 'shape', type(t).__name__)}"
+            )
     return _rotate(x, cos.to(x.dtype), sin.to(x.dtype), layout)
 
 
@@ -172,11 +190,11 @@ def rope_cis(
 ) -> torch.Tensor:
     """The unit complex numbers ``e^{i p w_i}`` that RoPE multiplies by: a cache.
 
-    Equation (Su et al., 2021, eq. 16, the complex form): pair ``(2i, 2i+1)``
-    read as ``a + ib`` is rotated to ``(a + ib) e^{i p w_i}``. The angles are
-    formed in float64 and only the result is rounded to ``dtype``; compute the
-    cache once per maximum length and pass rows of it to
-    ``apply_rope_complex``.
+    Equation (Su et al., 2021, section 3.2.1, eq. 12, the 2D case in complex
+    form): pair ``(2i, 2i+1)`` read as ``a + ib`` is rotated to
+    ``(a + ib) e^{i p w_i}``. The angles are formed in float64 and only the
+    result is rounded to ``dtype``; compute the cache once per maximum length
+    and pass rows of it to ``apply_rope_complex``.
 
     Returns:
         complex tensor of shape ``(*positions.shape, d_model // 2)``.
@@ -296,11 +314,6 @@ def rope_layout_permutation(d_model: int, n_heads: int = 1) -> torch.Tensor:
     return layout_permutation(head).repeat(n_heads) + offsets
 
 
-# --- chapter 6 (#17): partial rotary and the expected score
-
-from .._validate import check_real  # noqa: E402  (kept with the functions that use it)
-
-
 def apply_partial_rope(
     x: torch.Tensor,
     positions: torch.Tensor | Sequence[float] | None = None,
@@ -363,7 +376,8 @@ def rope_expected_score(
 
     For ``q, k`` with zero-mean, unit-variance entries and ``E[q_j k_j] = rho``
     (``correlation``; ``E[q_j k_l] = 0`` for ``j != l``), rotated to positions
-    ``m`` and ``n`` (Su et al., 2021, eq. 16)::
+    ``m`` and ``n`` (Su et al., 2021, section 3.2.2, eq. 16, the relative form
+    ``q_m^T k_n = x_m^T W_q^T R_{n-m} W_k x_n``)::
 
         E[<rope(q, m), rope(k, n)>] = E[q^T R((n - m) theta) k]
                                     = rho * trace(R((n - m) theta))
@@ -394,6 +408,3 @@ def rope_expected_score(
         raise ValueError(f"correlation must lie in [-1, 1], got {correlation}")
     angles = _rope_angles(offsets, d_model, base=base, freqs=None)
     return 2.0 * correlation * torch.cos(angles).sum(-1)
-
-
-__all__ += ["apply_partial_rope", "rope_expected_score"]

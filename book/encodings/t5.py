@@ -10,7 +10,8 @@ import torch
 from .._validate import check_even, check_positive_int
 from ._positions import _check_positions
 
-__all__ = ["t5_relative_bucket"]
+__all__ = ["t5_relative_bucket", "t5_bias_values"]
+
 
 def t5_relative_bucket(
     relative_position: torch.Tensor | Sequence[int],
@@ -40,8 +41,7 @@ def t5_relative_bucket(
     float32, as in the reference code (Mesh TensorFlow's
     ``_relative_position_bucket``, ported as
     ``T5Attention._relative_position_bucket`` in transformers'
-    ``models/t5/modeling_t5.py``; ``tests/test_transformers_encodings.py``
-    compares the two).
+    ``models/t5/modeling_t5.py``; a test compares the two).
 
     Args:
         relative_position: integer tensor (or sequence) ``j - i``, any shape.
@@ -86,46 +86,6 @@ def t5_relative_bucket(
     return offset + torch.where(distance < max_exact, distance, wide)
 
 
-# --- chapter 7 (#17): one family of relative biases (Shaw et al., 2018)
-
-
-def relative_bias(values: torch.Tensor, seq_len: int) -> torch.Tensor:
-    """A bias for every (query ``i``, key ``j``) read from a table indexed by ``j - i``.
-
-    Shaw et al. (2018, section 3.2) give every clipped relative position its
-    own learned vector, ``a_ij = w_{clip(j - i, K)}`` with
-    ``clip(x, K) = max(-K, min(K, x))``. With one *number* per head instead of
-    a vector, this is the bias::
-
-        B[h, i, j] = values[h, clip(j - i, K) + K],   K = (values.shape[-1] - 1) / 2
-
-    (relative position key minus query, ``j - i``, as in Shaw et al. and the
-    T5 code). T5's learned buckets (``t5_bias_values``) and ALiBi's fixed
-    ``-m_h |j - i|`` (``alibi_bias_values``) are two tables of this one family.
-
-    Args:
-        values: floating tensor ``(n_heads, 2 K + 1)``; column ``K`` is offset 0.
-        seq_len: sequence length (>= 1).
-
-    Returns:
-        tensor ``(n_heads, seq_len, seq_len)`` of the dtype of ``values``.
-
-    Raises:
-        TypeError: if ``values`` is not a floating tensor.
-        ValueError: if ``values`` is not 2-D with an odd last dimension, or
-            ``seq_len`` is not an integer >= 1.
-    """
-    if not isinstance(values, torch.Tensor) or not values.is_floating_point():
-        raise TypeError(f"values must be a floating tensor, got {getattr(values, 'dtype', type(values).__name__)}")
-    if values.dim() != 2 or values.shape[-1] % 2 == 0:
-        raise ValueError(f"values must have shape (n_heads, 2K + 1) with an odd last dimension, got {tuple(values.shape)}")
-    seq_len = check_positive_int("seq_len", seq_len)
-    k = (values.shape[-1] - 1) // 2
-    pos = torch.arange(seq_len, device=values.device)
-    index = (pos[None, :] - pos[:, None]).clamp(-k, k) + k  # [i, j] -> clip(j - i) + K
-    return values[:, index]
-
-
 def t5_bias_values(
     table: torch.Tensor,
     max_distance: int,
@@ -162,48 +122,12 @@ def t5_bias_values(
     if not isinstance(table, torch.Tensor) or not table.is_floating_point():
         raise TypeError(f"table must be a floating tensor, got {getattr(table, 'dtype', type(table).__name__)}")
     if table.dim() != 2 or table.shape[0] != num_buckets:
-        raise ValueError(f"table must be a floating tensor (num_buckets={num_buckets}, n_heads), "
-                         f"got {getattr(table, 'shape', type(table).__name__)}")
+        raise ValueError(
+            f"table must be a floating tensor (num_buckets={num_buckets}, n_heads), "
+            f"got {getattr(table, 'shape', type(table).__name__)}"
+        )
     r = torch.arange(-max_distance, max_distance + 1)
-    buckets = t5_relative_bucket(r, bidirectional=bidirectional, num_buckets=num_buckets,
-                                 max_distance=bucket_max_distance)
+    buckets = t5_relative_bucket(
+        r, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=bucket_max_distance
+    )
     return table[buckets].T
-
-
-def shaw_scores(q: torch.Tensor, k: torch.Tensor, rel_keys: torch.Tensor) -> torch.Tensor:
-    """Attention logits with Shaw et al.'s relative key vectors (2018, eq. 4).
-
-    ``e_ij = q_i (k_j + a_ij)^T / sqrt(d)`` with ``a_ij = rel_keys[clip(j - i, K) + K]``
-    (eq. 4 is in section 3.1, the clipping in section 3.2; the ``a^V`` term on
-    the values is left out). Expanded,
-    ``e_ij = q_i k_j^T / sqrt(d) + q_i a_ij^T / sqrt(d)``: the position term is a
-    relative bias that also depends on the query's content. T5 drops that
-    dependence (one scalar per bucket), ALiBi also drops the learning.
-
-    Args:
-        q, k: floating tensors ``(..., seq_len, d)``.
-        rel_keys: floating tensor ``(2 K + 1, d)``, row ``K`` for offset 0.
-
-    Returns:
-        tensor ``(..., seq_len, seq_len)``.
-
-    Raises:
-        TypeError: for non-floating inputs.
-        ValueError: for shapes that do not fit (different ``q``/``k`` shapes,
-            an even number of ``rel_keys`` rows or another width).
-    """
-    for name, t in (("q", q), ("k", k), ("rel_keys", rel_keys)):
-        if not isinstance(t, torch.Tensor) or not t.is_floating_point():
-            raise TypeError(f"{name} must be a floating tensor, got {getattr(t, 'dtype', type(t).__name__)}")
-    if q.dim() < 2 or q.shape != k.shape:
-        raise ValueError(f"q and k must have the same shape (..., seq_len, d), got {tuple(q.shape)} and {tuple(k.shape)}")
-    if rel_keys.dim() != 2 or rel_keys.shape[0] % 2 == 0 or rel_keys.shape[1] != q.shape[-1]:
-        raise ValueError(f"rel_keys must have shape (2K + 1, d={q.shape[-1]}), got {tuple(rel_keys.shape)}")
-    n, d = q.shape[-2], q.shape[-1]
-    kk = (rel_keys.shape[0] - 1) // 2
-    pos = torch.arange(n, device=q.device)
-    a = rel_keys[(pos[None, :] - pos[:, None]).clamp(-kk, kk) + kk]  # (n, n, d): a_ij
-    return (q @ k.mT + torch.einsum("...id,ijd->...ij", q, a)) / math.sqrt(d)
-
-
-__all__ += ["relative_bias", "t5_bias_values", "shaw_scores"]

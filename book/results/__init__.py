@@ -23,13 +23,16 @@ _EXPERIMENT = "python -m book.experiments"
 COMMANDS: dict[str, str] = {
     "local_sum": f"{_EXPERIMENT} --output book/results/local_sum.json",
     "local_sum_full": f"{_EXPERIMENT} --stop-loss none --output book/results/local_sum_full.json",
-    "fibonacci": (f"{_EXPERIMENT} --task fibonacci --schemes none sinusoidal learned rope alibi "
-                  "--seeds 0 1 2 --steps 300 --lr 0.005 --stop-loss none --output book/results/fibonacci.json"),
-    "copy": (f"{_EXPERIMENT} --task copy --schemes none sinusoidal learned rope alibi --seeds 0 1 2 "
-             "--train-len 8 --test-len 16 --steps 1500 --lr 0.005 --stop-loss none "
-             "--output book/results/copy.json"),
-    "rope_compile": ("python benchmarks/rope_speed.py --lengths 2048 "
-                     "--compile book/results/rope_compile.json"),
+    "fibonacci": (
+        f"{_EXPERIMENT} --task fibonacci --schemes none sinusoidal learned rope alibi "
+        "--seeds 0 1 2 --steps 300 --lr 0.005 --stop-loss none --output book/results/fibonacci.json"
+    ),
+    "copy": (
+        f"{_EXPERIMENT} --task copy --schemes none sinusoidal learned rope alibi --seeds 0 1 2 "
+        "--train-len 8 --test-len 16 --steps 1500 --lr 0.005 --stop-loss none "
+        "--output book/results/copy.json"
+    ),
+    "rope_compile": ("python benchmarks/rope_speed.py --lengths 2048 --compile book/results/rope_compile.json"),
 }
 
 
@@ -63,5 +66,6 @@ def load(name: str) -> dict[str, Any]:
     if not file.is_file():
         raise FileNotFoundError(
             f"the book's result {name!r} is not installed (book/results/{name}.json). "
-            f"Make it from the repository root with:\n    {COMMANDS[name]}")
+            f"Make it from the repository root with:\n    {COMMANDS[name]}"
+        )
     return json.loads(file.read_text(encoding="utf-8"))

@@ -1,0 +1,133 @@
+"""Self-checks of chapter 10, *Numerics and speed* (``notebooks/10_numerics``).
+
+Checks, in the chapter's order: ``check_cache_rounding_error``, ``check_rope_traffic``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import torch
+
+from .._validate import check_choice, check_even, check_float_dtype, check_positive_int
+from ..encodings.rope import RopeLayout
+from ._feedback import _close, _number, _verdict, diagnose
+
+__all__ = [
+    "check_cache_rounding_error",
+    "check_rope_traffic",
+]
+
+
+def check_cache_rounding_error(answer: Any, dtype: torch.dtype = torch.bfloat16) -> bool:
+    """Chapter 10: the largest error of a cosine or sine (a number in [-1, 1]) stored in ``dtype``.
+
+    A float with ``p`` significant bits (the implicit one counted: bfloat16 8,
+    float16 11, float32 24) spaces the numbers in ``[1/2, 1)`` ``2^-p``
+    apart, and rounding to the nearest errs by at most half that,
+    ``2^-(p+1)``: ``2^-9`` for bfloat16 (what ``numerics.rope_cache_error``
+    measures). Recognises the whole gap ``2^-p`` and the gap above 1,
+    ``torch.finfo(dtype).eps = 2^-(p-1)``, or half of it.
+
+    Raises:
+        TypeError: if ``dtype`` is not a floating-point torch dtype.
+    """
+    dtype = check_float_dtype("dtype", dtype)
+    value = _number(answer)
+    if value is None:
+        return _verdict(False, "Give the error as one number, e.g. 2.0**-20.")
+    if not math.isfinite(value):
+        return _verdict(False, f"{value} is not a finite error: rounding a number in [-1, 1] errs by less than 1.")
+    eps = torch.finfo(dtype).eps  # the gap just above 1: 2^-(p-1)
+    bits = 1 - int(round(math.log2(eps)))  # p, the significant bits
+    right = 2.0 ** -(bits + 1)
+    name = str(dtype).removeprefix("torch.")
+    if _close(value, right):
+        return _verdict(
+            True,
+            f"{name} keeps {bits} significant bits: below 1 its numbers are 2^-{bits} apart, "
+            f"and rounding to the nearest errs by at most half of that, 2^-{bits + 1}.",
+        )
+    above_one = (
+        "That is (half) the gap just above 1, torch.finfo(dtype).eps. A cosine is at "
+        "most 1, and below 1 the numbers are twice as dense."
+    )
+    hint = diagnose(
+        value,
+        [
+            (
+                2 * right,
+                "That is the whole gap between neighbours below 1 (and the largest error of "
+                "rounding relative to a number's size, reached just above a power of two); a cosine's "
+                "error is at most half of it, since rounding to the nearest neighbour errs by at most "
+                "half a gap.",
+            ),
+            (eps, above_one),
+            (eps / 2, above_one),
+        ],
+    )
+    if hint is not None:
+        return _verdict(False, hint)
+    return _verdict(
+        False,
+        f"Count the significant bits of {name} (the implicit leading one included) and "
+        "find the gap between neighbours in [1/2, 1).",
+    )
+
+
+def check_rope_traffic(answer: Any, shape: Sequence[int] = (1, 8, 2048, 64), *, layout: RopeLayout = "half") -> bool:
+    """Chapter 10: the bytes that eager ``apply_rope_cached`` reads and writes, as a multiple of ``x``'s bytes.
+
+    The right answer is what ``numerics.memory_traffic`` counts for a
+    float32 ``x`` of ``shape`` (batch, heads, n, d) with a cos/sin cache of
+    shape ``(n, d/2)``: every operation reads its inputs and writes its
+    result. Recognises the 2 of a copy (one pass in, one out, as a fused
+    kernel would do), and counts that leave out the cache or the
+    intermediates.
+
+    Raises:
+        TypeError / ValueError: for a shape that is not four positive
+            integers with an even last one, or an unknown ``layout``.
+    """
+    from .. import numerics
+    from ..encodings import apply_rope_cached, rope_cos_sin
+
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence) or len(shape) != 4:
+        raise ValueError(f"shape must be (batch, heads, n, d), got {shape!r}")
+    batch, heads, n = (check_positive_int(k, v) for k, v in zip(("batch", "heads", "n"), shape[:3]))
+    d = check_even("d", shape[3])
+    layout = check_choice("layout", layout, ("interleaved", "half"))
+    value = _number(answer)
+    if value is None:
+        return _verdict(False, "Give the traffic as one number: bytes read and written / bytes of x.")
+    if not math.isfinite(value):
+        return _verdict(False, f"{value} is not a finite count: each operation moves a few tensors the size of x.")
+    x = torch.zeros(batch, heads, n, d)
+    cos, sin = rope_cos_sin(torch.arange(n), d)
+    counted = numerics.memory_traffic(lambda: apply_rope_cached(x, cos, sin, layout=layout))
+    x_bytes = x.numel() * x.element_size()
+    right = (counted["read"] + counted["written"]) / x_bytes
+    cache = 2 * cos.numel() * cos.element_size() / x_bytes
+    if _close(value, right):
+        return _verdict(
+            True,
+            f"{len(counted['ops'])} eager operations move {right:g} times the bytes of x: "
+            "every product, sum and copy reads its inputs and writes its result.",
+        )
+    fused = (
+        "That is one pass in and one out, what a fused kernel does. Eager PyTorch runs "
+        "each product and sum as its own operation, which writes its result to memory and "
+        "reads it back in the next one."
+    )
+    no_table = "Close: each of the four products also reads a cos or sin table."
+    hint = diagnose(
+        value, [(2, fused), (2 + cache, fused), (right - 4 * cache / 2, no_table), (right - cache, no_table)]
+    )
+    if hint is not None:
+        return _verdict(False, hint)
+    return _verdict(
+        False,
+        "List the operations (numerics.memory_traffic(...)['ops'] shows them) and add, for "
+        "each, the sizes of what it reads and what it writes, in units of x.",
+    )

@@ -1,0 +1,114 @@
+"""The figures of chapter 7, "ALiBi, T5's buckets, and no position encoding at all".
+
+Figures: ``alibi_panel``, ``relative_bias_rows``; the explorer's drawing:
+``draw_alibi_explorer``, a pure function of the explorer's state: the explorer of
+``book.widgets`` only wires controls to it, and the chapter's live twin
+(``book.plots.live.live_twin``) shows it at a grid of states.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Mapping, Sequence
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from .._validate import check_nonneg_int, check_positive_int
+from ._common import _new_figure, heatmap
+from .style import OKABE_ITO
+
+__all__ = [
+    "alibi_panel",
+    "relative_bias_rows",
+    "draw_alibi_explorer",
+]
+
+
+def alibi_panel(
+    ax: plt.Axes, n_heads: int, head: int, *, seq_len: int, causal: bool = True, colorbar: bool = True
+) -> mpl.image.AxesImage:
+    """Chapter 7's picture: head ``head``'s ALiBi bias ``-m_h |i - j|``
+    (Press et al., 2022) for ``seq_len`` positions; with ``causal=True`` the
+    masked keys ``j > i`` are left blank. Diverging colormap centred at zero,
+    on a range shared by all heads (the steepest head's most negative bias)."""
+    from ..encodings import alibi_bias, alibi_slopes
+
+    n_heads = check_positive_int("n_heads", n_heads)
+    head = check_nonneg_int("head", head)
+    if not head < n_heads:
+        raise ValueError(f"head must be an integer in 0 .. {n_heads - 1}, got {head!r}")
+    bias = alibi_bias(n_heads, seq_len)[head].to(torch.float64)
+    if causal:
+        bias = bias.masked_fill(torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1), float("nan"))
+    top = float(alibi_slopes(n_heads).max()) * (seq_len - 1)
+    slope = float(alibi_slopes(n_heads)[head])
+    return heatmap(
+        ax,
+        bias,
+        vmax=top,
+        xlabel="key j",
+        ylabel="query i",
+        title=f"head {head + 1}: m = 1/{1 / slope:.3g}",
+        colorbar=colorbar,
+        colorbar_label="bias added to the score",
+        aspect="equal",
+        extent=(-0.5, seq_len - 0.5, seq_len - 0.5, -0.5),
+    )
+
+
+def relative_bias_rows(ax: plt.Axes, rows: Mapping[str, tuple[Sequence[int] | torch.Tensor, torch.Tensor]]) -> None:
+    """Chapter 7: relative biases as functions of the relative position ``j - i``.
+
+    ``rows`` maps a label to ``(offsets, values)``: one head's bias at each
+    offset ``j - i`` (key minus query), e.g. a row of
+    ``book.encodings.alibi.alibi_bias_values`` or
+    ``book.encodings.t5.t5_bias_values``. Each is drawn as a step curve on
+    ``ax``, in the book's colourblind-safe colours.
+    """
+    for (label, (off, values)), color in zip(rows.items(), itertools.cycle(OKABE_ITO)):
+        x = np.asarray(torch.as_tensor(off).detach().cpu(), dtype=float)
+        y = np.asarray(torch.as_tensor(values).detach().cpu(), dtype=float)
+        ax.step(x, y, where="mid", color=color, label=label)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ax.set(
+        xlabel="relative position j - i (key minus query)",
+        ylabel="bias added to the logit",
+        title="one family: a bias read off j - i",
+    )
+    ax.legend(fontsize=7)
+
+
+def draw_alibi_explorer(*, n_heads: int = 8, head: int = 1, seq_len: int = 32) -> plt.Figure:
+    """Chapter 7's explorer: head ``head`` (counted from 1) of ``n_heads``:
+    its ALiBi bias (``alibi_panel``) and, with all content scores equal, the
+    causal attention weights of the last query, proportional to
+    ``exp(-m_h k)`` for a key ``k`` positions back. The title gives the slope
+    and the distance over which the weight halves, ``ln 2 / m_h``.
+
+    Raises:
+        ValueError: if ``head`` is not in ``1 .. n_heads``.
+    """
+    from ..attention import causal_mask
+    from ..encodings import alibi_bias, alibi_slopes
+
+    n_heads = check_positive_int("n_heads", n_heads)
+    head = check_positive_int("head", head)
+    if not head <= n_heads:
+        raise ValueError(f"head must be an integer in 1 .. {n_heads}, got {head!r}")
+    h = head - 1
+    fig, (left, right) = _new_figure(2, (8.0, 3.4))
+    alibi_panel(left, n_heads, h, seq_len=seq_len)
+    last = torch.softmax(alibi_bias(n_heads, seq_len)[h] + causal_mask(seq_len), dim=-1)[-1]
+    right.plot(range(seq_len), last.numpy(), "o-", ms=3)
+    right.set(xlabel="key j", ylabel="attention weight", title=f"last query, head {head}, neutral content")
+    slope = float(alibi_slopes(n_heads)[h])
+    fig.suptitle(
+        f"{n_heads} heads, slope m = {slope:.4g}: the weight halves every ln 2 / m = "
+        f"{math.log(2) / slope:.3g} positions",
+        fontsize=10,
+    )
+    return fig

@@ -1,0 +1,87 @@
+"""The figures of chapter 10, "Numerics and speed: positions in low precision, RoPE close to the
+speed of a copy".
+
+Figures: ``rope_angle_errors``; the explorer's drawing: ``draw_precision_explorer``, a pure
+function of the explorer's state: the explorer of ``book.widgets`` only wires controls to it,
+and the chapter's live twin (``book.plots.live.live_twin``) shows it at a grid of states.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import torch
+
+from .._validate import check_positive_int
+from ._common import _new_figure
+
+__all__ = [
+    "rope_angle_errors",
+    "draw_precision_explorer",
+]
+
+
+def rope_angle_errors(
+    ax: plt.Axes,
+    positions: torch.Tensor,
+    d_model: int,
+    *,
+    dtypes: Sequence[str] = ("bfloat16", "float32"),
+    base: float = 10000.0,
+) -> dict[str, torch.Tensor]:
+    """Chapter 10's picture: the largest error of RoPE's cosines against
+    position (log-log) when the angles are formed in each of ``dtypes``
+    (names such as ``"bfloat16"``), with ``book``'s float64 angles for
+    comparison (``numerics.rope_cos_error``). Returns the errors by label."""
+    from ..numerics import rope_cos_error
+
+    errors = {}
+    for name in dtypes:
+        dtype = getattr(torch, name, None)
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError(f"dtypes must name torch dtypes such as 'bfloat16', got {name!r}")
+        errors[name] = rope_cos_error(positions, d_model, angle_dtype=dtype, base=base)
+    errors["book (float64 angles)"] = rope_cos_error(positions, d_model, angle_dtype=torch.float64, base=base)
+    styles = ["-", "--", "-."][: len(errors) - 1] + [":"]  # book's line dotted
+    for (name, err), style in zip(errors.items(), styles):
+        shown = err.clamp(min=1e-10).masked_fill(err.isinf(), math.nan)  # overflow: no line
+        ax.loglog(torch.as_tensor(positions).numpy(), shown.numpy(), style, label=name)
+    ax.set(
+        xlabel="position m",
+        ylabel="largest |cos error|",
+        ylim=(1e-10, 10),
+        title=f"RoPE angles in low precision, d = {d_model}",
+    )
+    return errors
+
+
+def draw_precision_explorer(
+    *, dtype: str = "bfloat16", d_model: int = 128, base: float = 10000.0, longest: int = 2**17
+) -> plt.Figure:
+    """Chapter 10's explorer: ``rope_angle_errors`` with the angles formed in
+    ``dtype`` (and ``book``'s float64 angles), at 80 positions spaced
+    logarithmically from 1 to ``longest``. The title says from which position
+    the cosines are off by more than 0.01, and from which the angle overflows
+    (float16), if anywhere.
+
+    Raises:
+        ValueError: if ``longest`` is below 2, or (as ``rope_angle_errors``)
+            ``dtype`` is not a torch dtype's name.
+    """
+    longest = check_positive_int("longest", longest)
+    if longest < 2:
+        raise ValueError(f"longest must be at least 2, got {longest}")
+    positions = torch.unique(torch.logspace(0, math.log2(longest), 80, base=2).long())
+    fig, (ax,) = _new_figure(1, (7.0, 3.4))
+    errors = rope_angle_errors(ax, positions, d_model, dtypes=[dtype], base=base)
+    ax.legend(fontsize=8, loc="center right")  # clear of both lines
+    err = errors[dtype]
+    bad = positions[err > 0.01]
+    where = f"from about position {int(bad[0]):,}" if len(bad) else f"nowhere up to {longest:,}"
+    line = f"{dtype} angles: cosines off by more than 0.01 {where}"
+    if err.isinf().any():
+        line += f"\n{dtype} cannot hold positions from {int(positions[err.isinf()][0]):,} on (no line there)"
+    fig.suptitle(line, fontsize=9)
+    return fig

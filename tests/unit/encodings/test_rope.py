@@ -1,0 +1,250 @@
+"""book.encodings.rope: RoPE in both pairings, its layout permutation and its fast
+(cached, complex) forms, against RoFormer's block-diagonal rotation and invariants."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from book import encodings as enc
+
+EVEN_D = st.integers(1, 48).map(lambda h: 2 * h)
+BASES = st.sampled_from([10.0, 100.0, 10000.0, 500000.0])
+
+
+# ---------------------------------------------------------------- references
+def reference_rope_matrix(pos: float, d: int, base: float = 10000.0) -> torch.Tensor:
+    """RoFormer eq. 15: the block-diagonal matrix of 2x2 rotations R(pos * theta_i)."""
+    r = torch.zeros(d, d, dtype=torch.float64)
+    for i in range(d // 2):
+        a = pos * base ** (-2 * i / d)
+        r[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor(
+            [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], dtype=torch.float64
+        )
+    return r
+
+
+# ---------------------------------------------------------------- RoPE
+def test_rope_matches_block_diagonal_rotation():
+    torch.manual_seed(0)
+    x = torch.randn(6, 8, dtype=torch.float64)
+    out = enc.apply_rope(x)
+    for p in range(6):
+        torch.testing.assert_close(out[p], reference_rope_matrix(p, 8) @ x[p])
+
+
+def test_rope_interleaved_matches_complex_form():
+    """Pair (x_2i, x_2i+1) as the complex number x_2i + i x_2i+1, times e^{i p w_i}."""
+    torch.manual_seed(1)
+    x = torch.randn(2, 5, 16)
+    z = torch.view_as_complex(x.reshape(2, 5, 8, 2).contiguous())
+    angles = torch.arange(5)[:, None].double() * enc.frequencies(16)
+    rot = torch.polar(torch.ones_like(angles), angles).to(torch.complex64)
+    ref = torch.view_as_real(z * rot).reshape(2, 5, 16)
+    torch.testing.assert_close(enc.apply_rope(x), ref)
+
+
+def test_rope_half_matches_rotate_half_form():
+    """The GPT-NeoX / transformers form: x * cos + rotate_half(x) * sin, cos = [c | c]."""
+    torch.manual_seed(2)
+    x = torch.randn(3, 7, 12)
+    angles = torch.arange(7)[:, None].double() * enc.frequencies(12)
+    cos = torch.cat((angles.cos(), angles.cos()), -1).float()
+    sin = torch.cat((angles.sin(), angles.sin()), -1).float()
+    rotate_half = torch.cat((-x[..., 6:], x[..., :6]), -1)
+    torch.testing.assert_close(enc.apply_rope(x, layout="half"), x * cos + rotate_half * sin)
+
+
+def test_rope_layouts_related_by_feature_permutation():
+    torch.manual_seed(3)
+    x = torch.randn(4, 9, 10)
+    perm = enc.layout_permutation(10)
+    torch.testing.assert_close(enc.apply_rope(x[..., perm], layout="half"), enc.apply_rope(x)[..., perm])
+    # ...and the two layouts genuinely differ on the same input.
+    assert not torch.allclose(enc.apply_rope(x, layout="half"), enc.apply_rope(x))
+
+
+def test_rope_position_zero_is_identity_and_dtype_kept():
+    x = torch.randn(1, 4, dtype=torch.float64)
+    assert torch.equal(enc.apply_rope(x), x)
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        y = enc.apply_rope(torch.randn(3, 5, 8).to(dtype))
+        assert y.dtype == dtype and y.shape == (3, 5, 8)
+
+
+def test_rope_explicit_positions_offsets_gaps_and_batches():
+    torch.manual_seed(4)
+    x = torch.randn(2, 5, 8)
+    # An offset: positions 10..14 equal rotating the table of 0..14 and keeping the tail.
+    long = torch.randn(2, 15, 8)
+    long[:, 10:] = x
+    torch.testing.assert_close(enc.apply_rope(x, torch.arange(10, 15)), enc.apply_rope(long)[:, 10:])
+    # Gaps, and one row of positions per batch element.
+    pos = torch.tensor([[0, 2, 4, 6, 8], [3, 4, 5, 100, 1000]])
+    out = enc.apply_rope(x, pos)
+    for b in range(2):
+        for s in range(5):
+            torch.testing.assert_close(
+                out[b, s].double(), reference_rope_matrix(int(pos[b, s]), 8) @ x[b, s].double(), atol=1e-5, rtol=1e-5
+            )
+
+
+@settings(max_examples=40, deadline=None)
+@given(seq_len=st.integers(1, 40), d=EVEN_D, seed=st.integers(0, 2**16), layout=st.sampled_from(["interleaved", "half"]))
+def test_rope_preserves_norms(seq_len, d, seed, layout):
+    x = torch.randn(2, seq_len, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    y = enc.apply_rope(x, layout=layout)
+    torch.testing.assert_close(y.norm(dim=-1), x.norm(dim=-1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    d=EVEN_D, m=st.integers(0, 5000), n=st.integers(0, 5000), shift=st.integers(-5000, 5000),
+    seed=st.integers(0, 2**16), layout=st.sampled_from(["interleaved", "half"]), base=BASES,
+)
+def test_rope_score_depends_only_on_offset(d, m, n, shift, seed, layout, base):
+    """The same q and k, both shifted by the same amount, give the same score."""
+    g = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(1, d, generator=g, dtype=torch.float64), torch.randn(1, d, generator=g, dtype=torch.float64)
+
+    def score(pq, pk):
+        rq = enc.apply_rope(q, torch.tensor([pq]), base=base, layout=layout)
+        rk = enc.apply_rope(k, torch.tensor([pk]), base=base, layout=layout)
+        return (rq * rk).sum()
+
+    torch.testing.assert_close(score(m + shift, n + shift), score(m, n), atol=1e-9 * d, rtol=1e-9)
+
+
+
+# ---------------------------------------------------------------- RoPE pairings
+@pytest.mark.parametrize("n_heads,head", [(1, 8), (2, 8), (4, 16), (3, 2)])
+def test_rope_layout_permutation_gives_identical_scores(n_heads, head):
+    d = n_heads * head
+    g = torch.Generator().manual_seed(n_heads * 100 + head)
+    x = torch.randn(2, 7, d, generator=g, dtype=torch.float64)
+    w_q, w_k = torch.randn(d, d, generator=g, dtype=torch.float64), torch.randn(d, d, generator=g, dtype=torch.float64)
+    perm = enc.rope_layout_permutation(d, n_heads)
+
+    def scores(wq, wk, layout):
+        q = (x @ wq.T).view(2, 7, n_heads, head).transpose(1, 2)
+        k = (x @ wk.T).view(2, 7, n_heads, head).transpose(1, 2)
+        return apply(q, layout) @ apply(k, layout).transpose(-1, -2)
+
+    def apply(t, layout):
+        return enc.apply_rope(t, layout=layout)
+
+    inter = scores(w_q, w_k, "interleaved")
+    torch.testing.assert_close(scores(w_q[perm], w_k[perm], "half"), inter)
+    # without the permutation the two pairings disagree (unless a head holds one pair)
+    assert torch.allclose(scores(w_q, w_k, "half"), inter) == (head == 2)
+    # it is a permutation that keeps every row inside its head
+    assert sorted(perm.tolist()) == list(range(d))
+    assert torch.equal(perm // head, torch.arange(d) // head)
+
+
+def test_rope_layout_permutation_one_head_is_layout_permutation():
+    assert torch.equal(enc.rope_layout_permutation(8), enc.layout_permutation(8))
+    assert enc.rope_layout_permutation(8, 2).tolist() == [0, 2, 1, 3, 4, 6, 5, 7]
+
+# ---------------------------------------------------------------- fast RoPE forms
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_cached_rope_equals_reference(layout):
+    x = torch.randn(2, 3, 17, 32, dtype=torch.float64)
+    cos, sin = enc.rope_cos_sin(torch.arange(17), 32, dtype=torch.float64)
+    torch.testing.assert_close(enc.apply_rope_cached(x, cos, sin, layout=layout), enc.apply_rope(x, layout=layout))
+    cos32, sin32 = enc.rope_cos_sin(torch.arange(100), 32)        # a cache longer than needed
+    torch.testing.assert_close(enc.apply_rope_cached(x.float(), cos32[:17], sin32[:17], layout=layout),
+                               enc.apply_rope(x.float(), layout=layout))
+
+
+def test_rotate_half_form_by_hand():
+    x = torch.randn(5, 8, dtype=torch.float64)
+    cos, sin = enc.rope_cos_sin(torch.arange(5), 8, dtype=torch.float64)
+    rotate_half = torch.cat((-x[:, 4:], x[:, :4]), dim=-1)
+    by_hand = x * torch.cat((cos, cos), -1) + rotate_half * torch.cat((sin, sin), -1)
+    torch.testing.assert_close(enc.apply_rope_cached(x, cos, sin, layout="half"), by_hand)
+
+
+@pytest.mark.parametrize("dtype,cdtype", [(torch.float32, torch.complex64), (torch.float64, torch.complex128)])
+def test_complex_rope_equals_reference(dtype, cdtype):
+    x = torch.randn(2, 4, 33, 64, dtype=dtype)
+    pos = torch.arange(10, 43)
+    cis = enc.rope_cis(pos, 64, dtype=cdtype)
+    torch.testing.assert_close(enc.apply_rope_complex(x, cis), enc.apply_rope(x, pos))
+    cis_cache = enc.rope_cis(torch.arange(64), 64, dtype=cdtype)
+    torch.testing.assert_close(enc.apply_rope_complex(x, cis_cache[10:43]), enc.apply_rope(x, pos))
+
+
+
+@pytest.mark.parametrize("layout", ["heads transposed", "odd offset", "stride 2", "contiguous"])
+def test_complex_rope_any_memory_layout(layout):
+    """The no-copy complex view and the copying fallback give the same result."""
+    base = torch.randn(2, 9, 3, 34, generator=torch.Generator().manual_seed(0))
+    x = {"heads transposed": base[..., :16].transpose(1, 2),   # (B, H, n, d) view of (B, n, H, d)
+         "odd offset": base[..., 1:17].transpose(1, 2),
+         "stride 2": base[..., ::2][..., :16].transpose(1, 2),
+         "contiguous": base[..., :16].transpose(1, 2).contiguous()}[layout]
+    cis = enc.rope_cis(torch.arange(9), 16)
+    got = enc.apply_rope_complex(x, cis)
+    assert got.shape == x.shape and got.dtype == x.dtype
+    torch.testing.assert_close(got, enc.apply_rope(x))
+    torch.testing.assert_close(got, enc.apply_rope(x.contiguous()))
+
+
+FAST_BAD_INPUTS = [
+    (lambda: enc.apply_rope_complex(torch.randn(4, 8, dtype=torch.bfloat16), enc.rope_cis(range(4), 8)),
+     TypeError, "x must be float32 or float64"),
+    (lambda: enc.apply_rope_complex(torch.randn(4, 8), torch.randn(4, 4)), TypeError, "cis must be a complex"),
+    (lambda: enc.apply_rope_complex(torch.randn(4, 8), enc.rope_cis(range(5), 8)), ValueError, "cis of shape"),
+    (lambda: enc.apply_rope_complex(torch.randn(4, 7), enc.rope_cis(range(4), 8)), ValueError, "must be even"),
+    (lambda: enc.rope_cis(range(4), 8, dtype=torch.float32), TypeError, "dtype must be torch.complex64"),
+    (lambda: enc.rope_cis(range(4), 8, freqs=torch.ones(3)), ValueError, r"freqs must have shape \(d/2,\) = \(4,\)"),
+    (lambda: enc.apply_rope_cached(torch.randn(4, 8), torch.ones(4, 3), torch.ones(4, 3)), ValueError,
+     "cos must be a tensor ending in d/2 = 4"),
+    (lambda: enc.rope_cos_sin(range(4), 8, dtype=torch.int32), TypeError, "dtype must be a floating-point"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", FAST_BAD_INPUTS, ids=[m for _, _, m in FAST_BAD_INPUTS])
+def test_fast_rope_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_complex_rope_into_a_buffer_and_in_place():
+    x = torch.randn(3, 10, 16)
+    cis = enc.rope_cis(torch.arange(10), 16)
+    want = enc.apply_rope(x)
+    y = torch.empty_like(x)
+    assert enc.apply_rope_complex(x, cis, out=y) is y
+    torch.testing.assert_close(y, want)
+    z = x.clone()
+    enc.apply_rope_complex(z, cis, out=z)                 # in place
+    torch.testing.assert_close(z, want)
+    with pytest.raises(ValueError, match="out must be a contiguous tensor"):
+        enc.apply_rope_complex(x, cis, out=torch.empty(3, 10, 8))
+
+
+# ---------------------------------------------------------------- bad input
+BAD_INPUTS = [
+    (lambda: enc.apply_rope(torch.randn(4, 7)), ValueError, "last dimension of x must be even"),
+    (lambda: enc.apply_rope(torch.randn(8)), ValueError, "x must have at least 2 dimensions"),
+    (lambda: enc.apply_rope(torch.ones(4, 8, dtype=torch.long)), TypeError, "x must have a floating-point dtype"),
+    (lambda: enc.apply_rope([[1.0, 2.0]]), TypeError, "x must be a torch.Tensor"),
+    (lambda: enc.apply_rope(torch.randn(4, 8), torch.arange(5)), ValueError, "positions must end in the sequence length 4"),
+    (lambda: enc.apply_rope(torch.randn(2, 4, 8), torch.zeros(3, 4)), ValueError, "must broadcast to x.shape"),
+    (lambda: enc.apply_rope(torch.randn(4, 8), layout="concat"), ValueError, "layout must be one of 'interleaved', 'half'"),
+    (lambda: enc.rope_layout_permutation(12, 4), ValueError, "whole even head width"),
+    (lambda: enc.rope_layout_permutation(12, 5), ValueError, "whole even head width"),
+    (lambda: enc.rope_layout_permutation(12, 0), ValueError, "n_heads must be a positive integer"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD_INPUTS, ids=[m for _, _, m in BAD_INPUTS])
+def test_bad_input_names_parameter_and_rule(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
