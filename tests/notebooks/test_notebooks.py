@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))          # the chapters
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))  # the chapters
 ALL_NOTEBOOKS = NOTEBOOKS + sorted((ROOT / "guide").glob("*.ipynb"))  # and guide pages
 MACHINE_PATH = re.compile(r"(/work/|/tmp/|/root/|/home/\w+/|site-packages|[A-Z]:\\\\Users)")
 
@@ -86,8 +86,11 @@ def test_nbval_ignores_are_justified(path):
                 )
 
 
-BACK_MATTER = {"intro.md": "**In this book you will:**", "references.md": "**On this page you will:**",
-               "guide/teachers.ipynb": "**On this page you will:**"}
+BACK_MATTER = {
+    "intro.md": "**In this book you will:**",
+    "references.md": "**On this page you will:**",
+    "guide/teachers.ipynb": "**On this page you will:**",
+}
 
 
 @pytest.mark.parametrize("name", sorted(BACK_MATTER))
@@ -101,7 +104,7 @@ def test_other_pages_have_goals_and_a_summary(name):
         text = path.read_text(encoding="utf-8")
     goals, summary = text.find(BACK_MATTER[name]), text.find("## Summary")
     assert 0 <= goals < len(text) // 2, "goals must come near the top"
-    assert summary > goals and "\n## " not in text[summary + 1:], "the summary must be the last section"
+    assert summary > goals and "\n## " not in text[summary + 1 :], "the summary must be the last section"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -144,10 +147,7 @@ def display_width(line: str) -> int:
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
 def test_code_fits_the_text_column(path):
     """The website's code blocks show about 80 columns; longer lines are cut off."""
-    wide = [
-        line for cell in code_cells(load(path)) for line in source(cell).splitlines()
-        if display_width(line) > 79
-    ]
+    wide = [line for cell in code_cells(load(path)) for line in source(cell).splitlines() if display_width(line) > 79]
     assert not wide, "code lines wider than 79 columns:\n" + "\n".join(wide)
 
 
@@ -179,9 +179,15 @@ def test_chapter_imports_come_with_the_notebooks_extra():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     installed = {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["dependencies"]}
     installed |= {re.split(r"[<>=\[ ]", r)[0].lower() for r in project["optional-dependencies"]["notebooks"]}
-    provides = {"myst_nb": "myst-nb", "ipywidgets": "ipywidgets", "IPython": "ipywidgets",
-                "transformers": "transformers",
-                "matplotlib": "matplotlib", "numpy": "numpy", "torch": "torch"}
+    provides = {
+        "myst_nb": "myst-nb",
+        "ipywidgets": "ipywidgets",
+        "IPython": "ipywidgets",
+        "transformers": "transformers",
+        "matplotlib": "matplotlib",
+        "numpy": "numpy",
+        "torch": "torch",
+    }
     missing = set()
     for path in NOTEBOOKS:
         for cell in code_cells(load(path)):
@@ -189,8 +195,11 @@ def test_chapter_imports_come_with_the_notebooks_extra():
                 re.sub(r"^(\s*)[%!].*", r"\1pass", line) for line in source(cell).splitlines()
             )
             for node in ast.walk(ast.parse(code)):
-                names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                    [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+                )
                 for name in names:
                     top = name.split(".")[0]
                     if top in sys.stdlib_module_names or top == "book":
@@ -217,9 +226,10 @@ def test_install_cell_installs_book_only_when_missing(monkeypatch, request):
     shell.register_magic_function(lambda line: calls.append(line), "line", "pip")
     real_find_spec = importlib.util.find_spec
 
-    assert shell.run_cell(cell).success and calls == []          # book installed
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "book" else real_find_spec(name, *a))
+    assert shell.run_cell(cell).success and calls == []  # book installed
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "book" else real_find_spec(name, *a)
+    )
     assert shell.run_cell(cell).success
     repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
     import book

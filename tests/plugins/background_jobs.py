@@ -72,16 +72,47 @@ REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "2", "--quiet", 
 #: scripts run at tiny sizes).
 JOBS = {
     "built_site": _site_command,
-    "reduced_run": lambda folder: [sys.executable, "-m", "book.experiments", *REDUCED_RUN,
-                                   "--output", str(folder / "results" / "reduced.json")],
+    "reduced_run": lambda folder: [
+        sys.executable,
+        "-m",
+        "book.experiments",
+        *REDUCED_RUN,
+        "--output",
+        str(folder / "results" / "reduced.json"),
+    ],
     "rope_speed_run": lambda folder: [
-        sys.executable, str(ROOT / "benchmarks" / "rope_speed.py"), "--lengths", "32", "--heads", "2",
-        "--head-dim", "8", "--min-run-time", "0.01"],
+        sys.executable,
+        str(ROOT / "benchmarks" / "rope_speed.py"),
+        "--lengths",
+        "32",
+        "--heads",
+        "2",
+        "--head-dim",
+        "8",
+        "--min-run-time",
+        "0.01",
+    ],
     "experiment_speed_run": lambda folder: [
-        sys.executable, str(ROOT / "benchmarks" / "experiment_speed.py"), "--rounds", "1",
-        "--baseline", "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
-        "--", "--schemes", "none", "--seeds", "0", "--steps", "3", "--train-len", "4", "--test-len", "5",
-        "--workers", "1"],
+        sys.executable,
+        str(ROOT / "benchmarks" / "experiment_speed.py"),
+        "--rounds",
+        "1",
+        "--baseline",
+        "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
+        "--",
+        "--schemes",
+        "none",
+        "--seeds",
+        "0",
+        "--steps",
+        "3",
+        "--train-len",
+        "4",
+        "--test-len",
+        "5",
+        "--workers",
+        "1",
+    ],
     # The chapters run from a wheel installed in a fresh venv, outside the repository.
     "wheel_run": lambda folder: [sys.executable, str(ROOT / "tests" / "notebooks" / "test_wheel.py"), str(folder)],
 }
@@ -96,8 +127,9 @@ def _start_job(name: str) -> None:
     folder = Path(tempfile.mkdtemp(prefix=f"book-{name}-"))
     log = folder / "output.log"
     with log.open("w") as sink:
-        proc = subprocess.Popen(JOBS[name](folder), cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)   # its own process group: stopped with its children
+        proc = subprocess.Popen(
+            JOBS[name](folder), cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )  # its own process group: stopped with its children
     _jobs[name] = {"proc": proc, "folder": folder, "log": log, "start": time.monotonic()}
 
 
@@ -210,10 +242,25 @@ def start_passes() -> dict[str, tuple[subprocess.Popen, Path]]:
         log = Path(tempfile.mkstemp(prefix=f"nbval-{cap}-", suffix=".log")[1])
         with log.open("w") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short",
-                 "--durations=25", "notebooks", "guide"],
-                cwd=ROOT, env=pass_env(cap), stdout=out, stderr=subprocess.STDOUT, text=True,
-                start_new_session=True)   # its own process group: stopped with its kernels
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "--tb=short",
+                    "--durations=25",
+                    "notebooks",
+                    "guide",
+                ],
+                cwd=ROOT,
+                env=pass_env(cap),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )  # its own process group: stopped with its kernels
         passes[cap] = (proc, log)
     return passes
 
@@ -276,5 +323,5 @@ def pytest_sessionfinish(session) -> None:
     for proc in [p for p, _ in _cpu_passes.values()] + [job["proc"] for job in _jobs.values()]:
         _stop(proc)
     for job in _jobs.values():
-        if job["proc"].returncode == 0:      # a failed job's folder stays, with its log
+        if job["proc"].returncode == 0:  # a failed job's folder stays, with its log
             shutil.rmtree(job["folder"], ignore_errors=True)

@@ -34,9 +34,10 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 import yaml
-from conftest import PAGE_WEIGHTS
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import PAGE_WEIGHTS
+
+ROOT = Path(__file__).resolve().parents[2]
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
@@ -55,6 +56,7 @@ MAX_PAGE_BYTES = 3 * 1024 * 1024
 def server(built_site):
     html, result = built_site
     assert result.returncode == 0, "the site did not build"
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):  # keep the test output readable
             pass
@@ -150,7 +152,7 @@ def test_page_loads_cleanly_offline(visits, name):
 def test_page_weight(server, name):
     _, html_dir = server
     own, transfer = page_weight(html_dir, name)
-    PAGE_WEIGHTS.append((name, own, transfer))   # reported at the end of the run
+    PAGE_WEIGHTS.append((name, own, transfer))  # reported at the end of the run
     assert own < MAX_PAGE_BYTES, f"{name}: HTML and images weigh {own:,} bytes (limit {MAX_PAGE_BYTES:,})"
     assert transfer < MAX_PAGE_BYTES, f"{name}: a first visit transfers {transfer:,} bytes (limit {MAX_PAGE_BYTES:,})"
 
@@ -178,7 +180,7 @@ def test_math_is_typeset(visits, name):
         " errors: document.querySelectorAll('mjx-merror').length});"
         " return window.MathJax ? MathJax.startup.promise.then(count) : count(); }"
     )
-    source = (ROOT / f"{name}.md")
+    source = ROOT / f"{name}.md"
     has_math = name.startswith("notebooks/") or ("$" in source.read_text() if source.exists() else False)
     if has_math:
         assert counts["typeset"] > 0, f"no typeset math on {name}"
@@ -235,14 +237,19 @@ def test_previous_next_and_launch_menu(server, visits, name):
     import book
 
     repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
-    tag, edition = f"v{book.__version__}", f"reader/{Path(name).name}.ipynb"   # the reader edition, pinned
-    launch = page.eval_on_selector_all("button[aria-label='Launch interactive content'] + ul a",
-                                       "els => els.map(e => e.href)")
-    alone = not json.loads((ROOT / edition).read_text(encoding="utf-8"))["metadata"].get(
-        "book", {}).get("needs_repository")            # Colab opens a notebook alone, Binder a clone
-    assert sorted(launch) == sorted([
-        f"https://mybinder.org/v2/gh/{repo}/{tag}?urlpath=lab/tree/{edition}",
-    ] + [f"https://colab.research.google.com/github/{repo}/blob/{tag}/{edition}"] * alone), launch
+    tag, edition = f"v{book.__version__}", f"reader/{Path(name).name}.ipynb"  # the reader edition, pinned
+    launch = page.eval_on_selector_all(
+        "button[aria-label='Launch interactive content'] + ul a", "els => els.map(e => e.href)"
+    )
+    alone = (
+        not json.loads((ROOT / edition).read_text(encoding="utf-8"))["metadata"].get("book", {}).get("needs_repository")
+    )  # Colab opens a notebook alone, Binder a clone
+    assert sorted(launch) == sorted(
+        [
+            f"https://mybinder.org/v2/gh/{repo}/{tag}?urlpath=lab/tree/{edition}",
+        ]
+        + [f"https://colab.research.google.com/github/{repo}/blob/{tag}/{edition}"] * alone
+    ), launch
     assert (ROOT / edition).is_file()
     thebe = page.eval_on_selector_all("script[type='text/x-thebe-config']", "els => els.map(e => e.textContent)")
     assert all(f'repo: "{repo}"' in t for t in thebe), "live code would launch another repository"
@@ -261,8 +268,11 @@ def test_explorers_have_static_twins(visits, name):
 
 
 def test_animation_player_plays(visits):
-    pages = [n for n in PAGES if n.startswith("notebooks/")
-             and "_anim_img" in (ROOT / f"{n}.ipynb").read_text(encoding="utf-8")]
+    pages = [
+        n
+        for n in PAGES
+        if n.startswith("notebooks/") and "_anim_img" in (ROOT / f"{n}.ipynb").read_text(encoding="utf-8")
+    ]
     assert pages, "no chapter with an animation player"
     for name in pages:
         page = visits[name].page
@@ -271,8 +281,9 @@ def test_animation_player_plays(visits):
         page.locator("button[onclick*='play_animation']").first.click()
         page.wait_for_timeout(1500)
         assert img.get_attribute("src") != before, f"the animation on {name} did not change frame"
-        icons = page.eval_on_selector_all("button[onclick*='play_animation'] svg, "
-                                          "button[onclick*='play_animation'] i", "els => els.length")
+        icons = page.eval_on_selector_all(
+            "button[onclick*='play_animation'] svg, button[onclick*='play_animation'] i", "els => els.length"
+        )
         assert icons >= 1, f"the player's buttons on {name} have no icons"
 
 
@@ -284,19 +295,31 @@ def test_reference_pages_document_the_library(visits):
         entries = page.eval_on_selector_all("dl.py dt[id]", "els => els.map(e => e.id)")
         assert f"module-{module}" in page.content(), f"{name} does not document {module}"
         assert entries and all(e.startswith(module + ".") for e in entries), f"{name}: entries {entries[:5]}"
-        chapters = page.eval_on_selector_all("article p:first-of-type a.reference.internal",
-                                             "els => els.map(e => e.getAttribute('href'))")
+        chapters = page.eval_on_selector_all(
+            "article p:first-of-type a.reference.internal", "els => els.map(e => e.getAttribute('href'))"
+        )
         assert name.endswith(("ensemble", "classroom")) or chapters, f"{name} names no chapter that uses it"
         # Types link to the vendored inventories' sites, never to a missing local page.
         outside = page.eval_on_selector_all("dl.py a.reference.external", "els => els.map(e => e.href)")
-        assert all(h.startswith(("https://docs.python.org/3.11/", "https://docs.pytorch.org/docs/2.13/",
-                                 "https://numpy.org/doc/", "https://matplotlib.org/",
-                                 "https://nbformat.readthedocs.io/")) for h in outside), outside
+        assert all(
+            h.startswith(
+                (
+                    "https://docs.python.org/3.11/",
+                    "https://docs.pytorch.org/docs/2.13/",
+                    "https://numpy.org/doc/",
+                    "https://matplotlib.org/",
+                    "https://nbformat.readthedocs.io/",
+                )
+            )
+            for h in outside
+        ), outside
     encodings = visits["reference/encodings"].page
     torch_links = encodings.eval_on_selector_all(
-        "dl.py a[href='https://docs.pytorch.org/docs/2.13/tensors.html#torch.Tensor']", "els => els.length")
+        "dl.py a[href='https://docs.pytorch.org/docs/2.13/tensors.html#torch.Tensor']", "els => els.length"
+    )
     raises = encodings.eval_on_selector_all(
-        "dl.py a[href='https://docs.python.org/3.11/library/exceptions.html#ValueError']", "els => els.length")
+        "dl.py a[href='https://docs.python.org/3.11/library/exceptions.html#ValueError']", "els => els.length"
+    )
     assert torch_links > 0 and raises > 0, "torch.Tensor and ValueError do not link to their docs"
 
 
@@ -323,8 +346,14 @@ def test_link_to_a_function_leads_to_its_entry(server, browser, page):
 def _search(browser, url: str):
     context = browser.new_context()
     blocked, errors = [], []
-    context.route("**/*", lambda r: r.continue_() if urlparse(r.request.url).scheme in ("file", "data")
-                  or urlparse(r.request.url).hostname == "127.0.0.1" else (blocked.append(r.request.url), r.abort()))
+    context.route(
+        "**/*",
+        lambda r: (
+            r.continue_()
+            if urlparse(r.request.url).scheme in ("file", "data") or urlparse(r.request.url).hostname == "127.0.0.1"
+            else (blocked.append(r.request.url), r.abort())
+        ),
+    )
     page = context.new_page()
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -367,14 +396,18 @@ def _untrained_table():
     from book.models import TinyTransformer
 
     model = TinyTransformer(10, position="learned", max_len=32, d_model=32, n_heads=2, seed=0)
-    return {"snapshots": {0: model.pos.weight.detach().clone()}}   # chapter 5's snapshot at step 0
+    return {"snapshots": {0: model.pos.weight.detach().clone()}}  # chapter 5's snapshot at step 0
 
 
 def _chapter8_results():
     import json
 
-    return {"results": {task: json.loads((ROOT / "book" / "results" / f"{task}.json").read_text())
-                        for task in ("local_sum", "fibonacci", "copy")}}
+    return {
+        "results": {
+            task: json.loads((ROOT / "book" / "results" / f"{task}.json").read_text())
+            for task in ("local_sum", "fibonacci", "copy")
+        }
+    }
 
 
 def _rope_pair():
@@ -388,32 +421,59 @@ def _rope_pair():
 #: (rebuilt as the chapter builds them), and one state to compare pixel for
 #: pixel: {parameter: (label shown, value)}.
 LIVE_TWINS = {
-    "notebooks/01_order_blind": ("draw_order_explorer", _order_model,
-                                 {"order": ("4 3 2 1 0", (4, 3, 2, 1, 0)), "positional": ("on", True),
-                                  "causal": ("off", False)}),
-    "notebooks/02_sinusoidal": ("draw_pe_explorer", dict,
-                                {"d_model": ("16", 16), "base": ("100", 100.0), "dim": ("6", 6)}),
+    "notebooks/01_order_blind": (
+        "draw_order_explorer",
+        _order_model,
+        {"order": ("4 3 2 1 0", (4, 3, 2, 1, 0)), "positional": ("on", True), "causal": ("off", False)},
+    ),
+    "notebooks/02_sinusoidal": (
+        "draw_pe_explorer",
+        dict,
+        {"d_model": ("16", 16), "base": ("100", 100.0), "dim": ("6", 6)},
+    ),
     "notebooks/03_rotation": ("draw_rotation_explorer", dict, {"pos": ("10", 10), "k": ("-4", -4)}),
-    "notebooks/04_fingerprints": ("draw_fingerprint_explorer", dict,
-                                  {"d_model": ("16", 16), "base": ("100", 100.0), "seq_len": ("64", 64),
-                                   "cosine": ("off", False)}),
+    "notebooks/04_fingerprints": (
+        "draw_fingerprint_explorer",
+        dict,
+        {"d_model": ("16", 16), "base": ("100", 100.0), "seq_len": ("64", 64), "cosine": ("off", False)},
+    ),
     "notebooks/05_learned": ("draw_learned_table_explorer", _untrained_table, {"step": ("0", 0)}),
     "notebooks/06_rope": ("draw_rope_explorer", _rope_pair, {"m": ("9", 9), "n": ("0", 0), "pair": ("7", 7)}),
-    "notebooks/07_relative": ("draw_alibi_explorer", dict,
-                              {"n_heads": ("12", 12), "head": ("3", 3), "seq_len": ("64", 64)}),
-    "notebooks/08_extrapolation": ("draw_results_explorer", _chapter8_results,
-                                   {"task": ("copy", "copy"), "schemes": ("rope alibi t5", ("rope", "alibi", "t5")),
-                                    "seeds": ("lines", "lines")}),
-    "notebooks/09_long_context": ("draw_scaling_explorer", lambda: {"d_model": 128},
-                                  {"scale": ("8", 8.0), "original_max_len": ("32", 32)}),
-    "notebooks/10_numerics": ("draw_precision_explorer", dict,
-                              {"dtype": ("float16", "float16"), "d_model": ("64", 64),
-                               "base": ("500000", 500000.0), "longest": ("1048576", 2**20)}),
+    "notebooks/07_relative": (
+        "draw_alibi_explorer",
+        dict,
+        {"n_heads": ("12", 12), "head": ("3", 3), "seq_len": ("64", 64)},
+    ),
+    "notebooks/08_extrapolation": (
+        "draw_results_explorer",
+        _chapter8_results,
+        {"task": ("copy", "copy"), "schemes": ("rope alibi t5", ("rope", "alibi", "t5")), "seeds": ("lines", "lines")},
+    ),
+    "notebooks/09_long_context": (
+        "draw_scaling_explorer",
+        lambda: {"d_model": 128},
+        {"scale": ("8", 8.0), "original_max_len": ("32", 32)},
+    ),
+    "notebooks/10_numerics": (
+        "draw_precision_explorer",
+        dict,
+        {
+            "dtype": ("float16", "float16"),
+            "d_model": ("64", 64),
+            "base": ("500000", 500000.0),
+            "longest": ("1048576", 2**20),
+        },
+    ),
 }
 
+
 def test_every_explorer_chapter_has_a_live_twin():
-    with_explorer = {p for p in PAGES if p.startswith("notebooks/")
-                     and "from book.widgets import" in (ROOT / f"{p}.ipynb").read_text(encoding="utf-8")}
+    with_explorer = {
+        p
+        for p in PAGES
+        if p.startswith("notebooks/")
+        and "from book.widgets import" in (ROOT / f"{p}.ipynb").read_text(encoding="utf-8")
+    }
     assert set(LIVE_TWINS) == with_explorer
 
 
@@ -437,7 +497,8 @@ def _twin_state(page) -> dict:
         " outputs: Object.fromEntries([...r.querySelectorAll('output[data-for]')]"
         ".map(o => [o.dataset.for, o.textContent])),"
         " spec: JSON.parse(r.querySelector('script.live-spec').textContent),"
-        " frames: JSON.parse(r.querySelector('script.live-frames').textContent)}; }")
+        " frames: JSON.parse(r.querySelector('script.live-frames').textContent)}; }"
+    )
 
 
 def _set_control(page, param: str, index: int) -> None:
@@ -480,9 +541,6 @@ def test_live_twin_controls_change_the_figure_offline(visits, name):
 def test_live_twin_shows_the_draw_functions_figure(visits, name):
     """For one state, the page's image is the one book.plots.draw_<explorer>
     draws for it (rendered with book.plots.figure_data_uri, compared pixel by pixel)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     from book import plots
 
     draw, fixed, chosen = LIVE_TWINS[name]
@@ -492,7 +550,7 @@ def test_live_twin_shows_the_draw_functions_figure(visits, name):
         _set_control(page, param, spec["labels"][param].index(label))
     state = _twin_state(page)
     assert state["shown"] == ", ".join(f"{p} = {label}" for p, (label, _) in chosen.items())
-    plots.use_style()   # as book.setup() in every chapter
+    plots.use_style()  # as book.setup() in every chapter
     expected = plots.figure_data_uri(getattr(plots, draw)(**fixed(), **{p: v for p, (_, v) in chosen.items()}))
     got, want = _pixels(state["src"]), _pixels(expected)
     assert got.shape == want.shape, f"{name}: image {got.shape} is not the draw function's {want.shape}"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_book_builds_with_warnings_as_errors(built_site):
@@ -14,6 +14,7 @@ def test_book_builds_with_warnings_as_errors(built_site):
     log = result.stdout[-4000:] + result.stderr[-4000:]
     assert result.returncode == 0, f"jupyter-book build failed:\n{log}"
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+
     def files(entries):
         return [f for e in entries for f in [e["file"], *files(e.get("sections", []))]]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "book" / "results" / "fibonacci.json"
 
 #: (explorer, the code that shows it); one notebook cell each.
@@ -32,16 +32,17 @@ EXPLORERS = [
     ("pe_explorer", "widgets.pe_explorer()"),
     ("rotation_explorer", "widgets.rotation_explorer()"),
     ("fingerprint_explorer", "widgets.fingerprint_explorer()"),
-    ("learned_table_explorer",
-     "widgets.learned_table_explorer({0: torch.randn(24, 8), 50: torch.randn(24, 8)})"),
+    ("learned_table_explorer", "widgets.learned_table_explorer({0: torch.randn(24, 8), 50: torch.randn(24, 8)})"),
     ("rope_explorer", "widgets.rope_explorer(torch.randn(16), torch.randn(16))"),
     ("alibi_explorer", "widgets.alibi_explorer()"),
     ("results_explorer", f"widgets.results_explorer({{'fibonacci': json.loads(Path({str(RESULTS)!r}).read_text())}})"),
     ("scaling_explorer", "widgets.scaling_explorer()"),
     ("precision_explorer", "widgets.precision_explorer()"),
 ]
-SETUP = ("import json\nfrom pathlib import Path\n\nimport torch\n\nfrom book import widgets\n"
-         "from book.demos import TinySelfAttention\n\n_ = torch.manual_seed(0)")
+SETUP = (
+    "import json\nfrom pathlib import Path\n\nimport torch\n\nfrom book import widgets\n"
+    "from book.demos import TinySelfAttention\n\n_ = torch.manual_seed(0)"
+)
 
 
 def test_every_explorer_is_listed():
@@ -53,10 +54,13 @@ def test_every_explorer_is_listed():
 def _notebook(folder: Path) -> Path:
     cells = [SETUP] + [code for _, code in EXPLORERS]
     nb = {
-        "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [],
-                   "execution_count": None} for i, src in enumerate(cells)],
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
+            for i, src in enumerate(cells)
+        ],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
+        "nbformat": 4,
+        "nbformat_minor": 5,
     }
     path = folder / "explorers.ipynb"
     path.write_text(json.dumps(nb))
@@ -80,17 +84,35 @@ def lab(tmp_path_factory):
     settings = folder / ".settings"
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
-               JUPYTERLAB_WORKSPACES_DIR=str(folder / ".workspaces"), JUPYTER_RUNTIME_DIR=str(folder / ".runtime"))
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    env = dict(
+        os.environ,
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(folder / ".workspaces"),
+        JUPYTER_RUNTIME_DIR=str(folder / ".runtime"),
+    )
     port = _free_port()
     log = (folder / "lab.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", f"--port={port}",
-         "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-         "--ServerApp.password=", f"--ServerApp.root_dir={folder}",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            f"--ServerApp.root_dir={folder}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
@@ -139,8 +161,10 @@ def notebook(lab, browser):
                  const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
                  const failed = [...document.querySelectorAll(STDERR)].some(e => e.textContent.includes('Traceback'));
                  return failed || (p.length === n && p.every(e => /\\[\\d+\\]/.test(e.textContent))); }""",
-        arg=len(EXPLORERS) + 1, timeout=180_000)
-    page.wait_for_timeout(1000)          # let the widget views finish rendering
+        arg=len(EXPLORERS) + 1,
+        timeout=180_000,
+    )
+    page.wait_for_timeout(1000)  # let the widget views finish rendering
     # (Run All stops at a cell that raises: the tests below then report it.)
     yield page, errors, blocked
     context.close()
@@ -159,8 +183,9 @@ def test_every_cell_runs_without_an_error(notebook):
     assert blocked == [], f"JupyterLab asked for outside resources: {blocked[:5]}"
 
 
-@pytest.mark.parametrize("index,name", [(i + 1, name) for i, (name, _) in enumerate(EXPLORERS)],
-                         ids=[name for name, _ in EXPLORERS])
+@pytest.mark.parametrize(
+    "index,name", [(i + 1, name) for i, (name, _) in enumerate(EXPLORERS)], ids=[name for name, _ in EXPLORERS]
+)
 def test_explorer_renders_and_redraws(notebook, index, name):
     page, _, _ = notebook
     output = _cell_output(page, index)
@@ -186,7 +211,7 @@ def test_explorer_renders_and_redraws(notebook, index, name):
     if handles.count():
         handles.first.focus()
         page.keyboard.press("ArrowLeft")
-        if not changed(10):                  # the slider may start at its minimum
+        if not changed(10):  # the slider may start at its minimum
             page.keyboard.press("ArrowRight")
             page.keyboard.press("ArrowRight")
     else:
@@ -200,11 +225,12 @@ def test_reader_edition_shows_the_numbers_in_its_prose(lab, browser, tmp_path):
     from book import results
 
     config = results.load("fibonacci")["config"]
-    expected = (f"committed results (book/results/fibonacci.json: {len(config['schemes'])} schemes, seeds "
-                f"{', '.join(map(str, config['seeds']))}, {config['steps']} steps at learning rate {config['lr']}")
+    expected = (
+        f"committed results (book/results/fibonacci.json: {len(config['schemes'])} schemes, seeds "
+        f"{', '.join(map(str, config['seeds']))}, {config['steps']} steps at learning rate {config['lr']}"
+    )
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith((lab, "data:", "blob:"))
-                  else r.abort())
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith((lab, "data:", "blob:")) else r.abort())
     page = context.new_page()
     page.goto(f"{lab}/lab/tree/reader/08_extrapolation.ipynb")
     page.wait_for_selector(".jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown", timeout=90_000)

@@ -28,7 +28,7 @@ import yaml
 
 import book
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "_ext"))
 sys.path.insert(0, str(ROOT / "_ext" / "inventories"))
 
@@ -89,8 +89,17 @@ def undocumented(module_name: str) -> list[str]:
 
 def test_public_modules_found():
     # The modules the chapters import; a rename must update the reference too.
-    assert {"encodings", "scaling", "attention", "tasks", "models", "experiments", "plots",
-            "widgets", "exercises"} <= set(PUBLIC_MODULES)
+    assert {
+        "encodings",
+        "scaling",
+        "attention",
+        "tasks",
+        "models",
+        "experiments",
+        "plots",
+        "widgets",
+        "exercises",
+    } <= set(PUBLIC_MODULES)
 
 
 @pytest.mark.parametrize("module_name", ["book"] + [f"book.{m}" for m in PUBLIC_MODULES])
@@ -110,8 +119,7 @@ def test_docstring_check_notices_a_missing_docstring(tmp_path, monkeypatch):
         'class C:\n    """A class."""\n    def go(self):\n        pass\n'
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert undocumented("fake_mod") == ["fake_mod.f", "fake_mod.K (data: add a '#:' comment above it)",
-                                        "fake_mod.C.go"]
+    assert undocumented("fake_mod") == ["fake_mod.f", "fake_mod.K (data: add a '#:' comment above it)", "fake_mod.C.go"]
 
 
 def test_every_public_module_has_a_reference_page_in_the_toc():
@@ -131,8 +139,10 @@ def imported_book_modules(code: str) -> set[str]:
     """The ``book`` modules that ``code`` imports, read with ``ast`` (so
     parenthesised, multi-line and aliased imports count). IPython lines
     (``%pip``, ``!cmd``) become ``pass`` first."""
-    code = "\n".join(line[:len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!"))
-                      else line for line in code.splitlines())
+    code = "\n".join(
+        line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!")) else line
+        for line in code.splitlines()
+    )
     found = set()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.ImportFrom) and node.module == "book":
@@ -223,8 +233,9 @@ def test_inventory_is_up_to_date_and_loads(source):
 
 
 def test_intersphinx_reads_only_vendored_files():
-    assert set(Path(f).name for _, f in MAPPING.values()) == {p.with_suffix(".inv").name
-                                                            for p in INVENTORY_DIR.glob("*.txt")}
+    assert set(Path(f).name for _, f in MAPPING.values()) == {
+        p.with_suffix(".inv").name for p in INVENTORY_DIR.glob("*.txt")
+    }
     assert all("://" not in f for _, f in MAPPING.values()), "an inventory would be downloaded"
     assert "nitpick_ignore" not in CONFIG["sphinx"]["config"]
     assert "nitpick_ignore_regex" not in CONFIG["sphinx"]["config"]
@@ -241,21 +252,33 @@ def test_private_type_paths_map_to_documented_names():
 def test_raises_alternatives_become_two_exceptions():
     lines = [":raises TypeError / ValueError: if n is bad", ":raises ValueError: x", "  TypeError / ValueError"]
     api_xrefs.split_raises(lines)
-    assert lines == [":raises TypeError or ValueError: if n is bad", ":raises ValueError: x",
-                     "  TypeError / ValueError"]
+    assert lines == [
+        ":raises TypeError or ValueError: if n is bad",
+        ":raises ValueError: x",
+        "  TypeError / ValueError",
+    ]
 
 
 # -- a role in a notebook's Markdown resolves ---------------------------------------------------
 
 ROLE_NOTEBOOK = {
-    "cells": [{"cell_type": "markdown", "id": "a1", "metadata": {}, "source": [
-        "# Roles\n\n",
-        "Full name {py:func}`book.encodings.apply_rope`, short {py:func}`~book.encodings.apply_rope`, ",
-        "a class {py:class}`book.models.TinyTransformer`, a module {py:mod}`book.scaling`, ",
-        "a constant {py:data}`book.models.SCHEMES`, a method {py:meth}`book.models.TinyTransformer.forward`, ",
-        "own text {py:func}`RoPE <book.encodings.apply_rope_cached>`, no domain {func}`book.scaling.yarn_frequencies`.\n"]}],
+    "cells": [
+        {
+            "cell_type": "markdown",
+            "id": "a1",
+            "metadata": {},
+            "source": [
+                "# Roles\n\n",
+                "Full name {py:func}`book.encodings.apply_rope`, short {py:func}`~book.encodings.apply_rope`, ",
+                "a class {py:class}`book.models.TinyTransformer`, a module {py:mod}`book.scaling`, ",
+                "a constant {py:data}`book.models.SCHEMES`, a method {py:meth}`book.models.TinyTransformer.forward`, ",
+                "own text {py:func}`RoPE <book.encodings.apply_rope_cached>`, no domain {func}`book.scaling.yarn_frequencies`.\n",
+            ],
+        }
+    ],
     "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-    "nbformat": 4, "nbformat_minor": 5,
+    "nbformat": 4,
+    "nbformat_minor": 5,
 }
 
 
@@ -264,9 +287,11 @@ def test_role_in_notebook_markdown_links_to_the_entry(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
     (src / "chapter.ipynb").write_text(json.dumps(ROLE_NOTEBOOK))
-    (src / "api.md").write_text("# API\n\n```{eval-rst}\n.. automodule:: book.encodings\n\n"
-                                ".. automodule:: book.models\n\n.. automodule:: book.scaling\n\n"
-                                ".. automodule:: book.tasks\n```\n")
+    (src / "api.md").write_text(
+        "# API\n\n```{eval-rst}\n.. automodule:: book.encodings\n\n"
+        ".. automodule:: book.models\n\n.. automodule:: book.scaling\n\n"
+        ".. automodule:: book.tasks\n```\n"
+    )
     (src / "index.md").write_text("# Index\n\n```{toctree}\nchapter\napi\n```\n")
     cfg = CONFIG["sphinx"]["config"]
     mapping = {k: (u, str(ROOT / f)) for k, (u, f) in cfg["intersphinx_mapping"].items()}
@@ -279,15 +304,35 @@ def test_role_in_notebook_markdown_links_to_the_entry(tmp_path):
         "nb_execution_mode = 'off'\nmyst_enable_extensions = ['dollarmath', 'amsmath']\n"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "-n", "--keep-going", "-q", str(src),
-         str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-W",
+            "-n",
+            "--keep-going",
+            "-q",
+            str(src),
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     html = (tmp_path / "out" / "chapter.html").read_text(encoding="utf-8")
-    for anchor in ("book.encodings.apply_rope", "book.models.TinyTransformer", "module-book.scaling",
-                   "book.models.SCHEMES", "book.models.TinyTransformer.forward", "book.encodings.apply_rope_cached",
-                   "book.scaling.yarn_frequencies"):
+    for anchor in (
+        "book.encodings.apply_rope",
+        "book.models.TinyTransformer",
+        "module-book.scaling",
+        "book.models.SCHEMES",
+        "book.models.TinyTransformer.forward",
+        "book.encodings.apply_rope_cached",
+        "book.scaling.yarn_frequencies",
+    ):
         assert f'href="api.html#{anchor}"' in html, f"no link to {anchor}"
     api = (tmp_path / "out" / "api.html").read_text(encoding="utf-8")
     assert ">RoPE<" in html and "apply_rope()" in html  # own text; "~" shows the short name
@@ -301,12 +346,18 @@ def test_every_chapter_links_library_names_to_the_reference():
     import importlib
     import json
 
-    plain = re.compile(r"(?<![<}`])`(?:book\.)?(encodings|scaling|attention|tasks|models|ensemble|experiments|"
-                       r"plots|widgets|exercises|demos|classroom|mechanism)\.([A-Za-z_]\w*)(?:\(\))?`")
+    plain = re.compile(
+        r"(?<![<}`])`(?:book\.)?(encodings|scaling|attention|tasks|models|ensemble|experiments|"
+        r"plots|widgets|exercises|demos|classroom|mechanism)\.([A-Za-z_]\w*)(?:\(\))?`"
+    )
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        prose = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
-                          if c["cell_type"] == "markdown")
+        prose = "\n".join(
+            "".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown"
+        )
         assert "{py:obj}`" in prose, f"{path.name}: no link to the library reference"
-        unlinked = [m.group(0) for m in plain.finditer(prose)
-                    if m.group(2) in getattr(importlib.import_module(f"book.{m.group(1)}"), "__all__", ())]
+        unlinked = [
+            m.group(0)
+            for m in plain.finditer(prose)
+            if m.group(2) in getattr(importlib.import_module(f"book.{m.group(1)}"), "__all__", ())
+        ]
         assert not unlinked, f"{path.name}: library names without a link: {unlinked}"

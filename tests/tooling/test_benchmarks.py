@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_rope_speed_script_checks_and_prints_every_form(rope_speed_run):
-    """The script at a tiny size, run beside the session (conftest.JOBS)."""
+    """The script at a tiny size, run beside the session (``JOBS`` in tests/plugins/background_jobs.py)."""
     assert rope_speed_run.returncode == 0, rope_speed_run.stdout[-3000:]
-    for name in ("copy (x.clone())", "apply_rope_cached, rotate_half", "apply_rope_complex in place (book's fastest)",
-                 "ALiBi, scaled_dot_product_attention"):
+    for name in (
+        "copy (x.clone())",
+        "apply_rope_cached, rotate_half",
+        "apply_rope_complex in place (book's fastest)",
+        "ALiBi, scaled_dot_product_attention",
+    ):
         assert name in rope_speed_run.stdout
     assert "x copy" in rope_speed_run.stdout
 
 
 def test_experiment_speed_script_prints_both_times_and_their_ratio(experiment_speed_run):
-    """The script at a tiny size, run beside the session (conftest.JOBS)."""
+    """The script at a tiny size, run beside the session (``JOBS`` in tests/plugins/background_jobs.py)."""
     out = experiment_speed_run.stdout
     assert experiment_speed_run.returncode == 0, out[-3000:]
     assert "baseline: 4 models, 8 steps (book.experiments --schemes none rope" in out
@@ -42,14 +46,14 @@ def test_rope_speed_compiled_measurement_has_what_chapter_10_reads(monkeypatch):
     assert got["shape"] == [1, 2, 16, 8]
     assert got["bytes_counted"] == {"copy": 2 * x_bytes, "eager, interleaved cache": 9 * x_bytes + 4 * 16 * 4 * 4}
     assert got["bytes_one_pass"] == {"compiled (fused), interleaved cache": 2 * x_bytes + 2 * 16 * 4 * 4}
-    assert got["generated_kernels"] == 0          # torch.compile replaced: inductor generated nothing
+    assert got["generated_kernels"] == 0  # torch.compile replaced: inductor generated nothing
     stored = json.loads((ROOT / "book" / "results" / "rope_compile.json").read_text())
     assert set(stored) == set(got) and set(stored["ratio_to_copy"]) == set(got["ratio_to_copy"])
 
 
-def test_experiment_speed_baseline_is_the_stored_earlier_default():
-    """The benchmark's baseline options make exactly the config of the stored
-    earlier default (fibonacci.json): every step taken, no early stopping."""
+def test_experiment_speed_baseline_is_the_config_stored_in_fibonacci_json():
+    """The benchmark's baseline options make exactly the config stored in
+    book/results/fibonacci.json: every step taken, no early stopping."""
     import importlib.util
     import json
 
@@ -62,7 +66,6 @@ def test_experiment_speed_baseline_is_the_stored_earlier_default():
     config = experiments._config_from_args(args)
     stored = json.loads((ROOT / "book" / "results" / "fibonacci.json").read_text())
     assert config.stop_loss is None and config == experiments.Config.from_results(stored)
-
 
 
 def _suite_time_module():
@@ -82,8 +85,11 @@ def _git(repo, *args):
 
     if shutil.which("git") is None:
         pytest.skip("git is not on PATH")
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-                    *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 def _run_script(script, *args, cwd):
@@ -93,8 +99,14 @@ def _run_script(script, *args, cwd):
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, str(script), *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=600)
     except subprocess.TimeoutExpired:
@@ -124,7 +136,7 @@ def _marked_repo(repo):
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "MARK = 1")
-    (repo / "book" / "__init__.py").write_text("MARK = 2\n")      # uncommitted
+    (repo / "book" / "__init__.py").write_text("MARK = 2\n")  # uncommitted
 
 
 def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
@@ -138,8 +150,17 @@ def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
     repo = tmp_path / "repo"
     _marked_repo(repo)
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    code, out, err = _run_script(repo / "benchmarks" / "suite_time.py", "--baseline", "HEAD",
-                                 "--", "--nbval", "--nbval-current-env", "tests", "notebooks", cwd=repo)
+    code, out, err = _run_script(
+        repo / "benchmarks" / "suite_time.py",
+        "--baseline",
+        "HEAD",
+        "--",
+        "--nbval",
+        "--nbval-current-env",
+        "tests",
+        "notebooks",
+        cwd=repo,
+    )
     assert code == 0, out + err[-3000:]
     rows = {r[1]: r for r in (line.split(" | ") for line in out.splitlines() if line.startswith("| 1 |"))}
     assert set(rows) == {"HEAD", "this tree"}, out
@@ -162,8 +183,8 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     monkeypatch.setattr(script, "export", lambda commit, into: into)
     monkeypatch.setattr(script, "check_imports_from", lambda tree: None)
     monkeypatch.setattr(script, "_kill_all", lambda: None)
-    monkeypatch.setattr(script, "_become_subreaper", lambda: False)   # not in pytest's own process
-    monkeypatch.setattr(script, "check_checkout", lambda: None)       # git not needed (an exported suite)
+    monkeypatch.setattr(script, "_become_subreaper", lambda: False)  # not in pytest's own process
+    monkeypatch.setattr(script, "check_checkout", lambda: None)  # git not needed (an exported suite)
     monkeypatch.setattr(script, "resolve", lambda rev: "0" * 40)
     monkeypatch.setattr(script, "this_tree", lambda: script.Suite(script.TREE, "1" * 40, "1111111"))
     monkeypatch.setattr(script, "signal", SimpleNamespace(signal=lambda *args: None, SIGTERM=15, SIGHUP=1))
@@ -171,7 +192,7 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     def fake_run(tree, args):
         suite, _, round_ = tree.name.partition("-round-")
         order.append(suite)
-        assert round_ == str(1 + (len(order) - 1) // 2)      # a copy of its own, named by its round
+        assert round_ == str(1 + (len(order) - 1) // 2)  # a copy of its own, named by its round
         return script.Timing(2.0 if suite == "suite-1" else 1.0, 1.0, {"passed": 3}, 0)
 
     monkeypatch.setattr(script, "run_suite", fake_run)
@@ -197,16 +218,20 @@ def test_suite_time_script_refuses_what_it_cannot_time(tmp_path, monkeypatch):
     script = _suite_time_module()
     line = "==== 1 failed, 743 passed, 10 skipped, 2 warnings in 499.12s (0:08:19) ===="
     assert script.counts_of("collected 754 items\n3 passed tests below\n" + line) == {
-        "failed": 1, "passed": 743, "skipped": 10, "warnings": 2}
+        "failed": 1,
+        "passed": 743,
+        "skipped": 10,
+        "warnings": 2,
+    }
     assert script.counts_of("==== 5 skipped in 0.10s ====") == {"skipped": 5}
     assert script.counts_of("==== no tests ran in 1.51s ====") == {}
-    script.check_imports_from(ROOT)                          # this checkout's own book
+    script.check_imports_from(ROOT)  # this checkout's own book
     with pytest.raises(SystemExit, match="not from"):
-        script.check_imports_from(tmp_path)                  # no book there: the installed one is found
+        script.check_imports_from(tmp_path)  # no book there: the installed one is found
     with pytest.raises(SystemExit):
         script.main(["--rounds", "0"])
     with pytest.raises(SystemExit):
-        script.main(["--baseline", "HEAD", "--baseline", "HEAD"])       # the same suite twice
+        script.main(["--baseline", "HEAD", "--baseline", "HEAD"])  # the same suite twice
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q")
@@ -216,7 +241,7 @@ def test_suite_time_script_refuses_what_it_cannot_time(tmp_path, monkeypatch):
     monkeypatch.setattr(script, "ROOT", repo)
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     assert script.resolve("HEAD") == head and len(head) == 40
-    for bad in ("--output=x", "no-such-commit", f"{head}:f"):     # an option, no name, a file
+    for bad in ("--output=x", "no-such-commit", f"{head}:f"):  # an option, no name, a file
         with pytest.raises(SystemExit, match="--baseline must name a commit"):
             script.resolve(bad)
     outside = tmp_path / "outside"

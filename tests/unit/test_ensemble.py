@@ -43,7 +43,7 @@ def test_training_together_equals_training_apart(scheme):
                 # The key bias adds the same amount to every score of a query, which
                 # softmax ignores: its gradient is 0 up to rounding, and Adam turns
                 # that rounding noise into steps of about lr. Compare the rest.
-                p, q = torch.cat((p[:d], p[2 * d:])), torch.cat((q[:d], q[2 * d:]))
+                p, q = torch.cat((p[:d], p[2 * d :])), torch.cat((q[:d], q[2 * d :]))
             torch.testing.assert_close(q, p, atol=1e-4, rtol=1e-4, msg=name)
         assert not b.training
     # And not trivially: the weights moved, and differently for each seed.
@@ -86,10 +86,17 @@ def test_stop_rule_and_window_mean():
     with pytest.raises(ValueError, match="stop_loss"):
         models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=1, stop_loss=0)
     with pytest.raises(ValueError, match="stop_window"):
-        ensemble.train_together(members("none"), lambda g: tasks.local_sum(2, 4, generator=g), steps=1,
-                                seeds=(0, 1, 2), stop_loss=0.1, stop_window=0)
-    losses = models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=10,
-                          stop_loss=100.0)   # any loss is below 100, but a window of 30 never fills in 10 steps
+        ensemble.train_together(
+            members("none"),
+            lambda g: tasks.local_sum(2, 4, generator=g),
+            steps=1,
+            seeds=(0, 1, 2),
+            stop_loss=0.1,
+            stop_window=0,
+        )
+    losses = models.train(
+        members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=10, stop_loss=100.0
+    )  # any loss is below 100, but a window of 30 never fills in 10 steps
     assert len(losses) == 10
     with pytest.raises(TypeError, match="stop_loss"):
         models.train(members("none")[0], lambda g: tasks.local_sum(2, 4, generator=g), steps=1, stop_loss="low")
@@ -111,7 +118,8 @@ def test_bad_members_and_arguments():
     with pytest.raises(ValueError, match="one seed per member"):
         ensemble.train_together(members("none"), lambda g: tasks.local_sum(2, 4, generator=g), steps=1, seeds=(0,))
     with pytest.raises(ValueError, match="same shape"):
-        ensemble.train_together(members("none", (0, 1)), lambda g: tasks.copy_task(2, int(g.initial_seed()) + 1),
-                                steps=1, seeds=(0, 1))
+        ensemble.train_together(
+            members("none", (0, 1)), lambda g: tasks.copy_task(2, int(g.initial_seed()) + 1), steps=1, seeds=(0, 1)
+        )
     with pytest.raises(ValueError, match="lr must be a positive finite number"):
         ensemble.train_together(members("none"), None, steps=1, lr=float("inf"), seeds=(0, 1, 2))

@@ -15,7 +15,7 @@ import torch
 
 from book import experiments as ex
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "book" / "results"
 TINY = ex.Config(schemes=("rope", "learned"), seeds=(0,), steps=20, train_len=8, test_len=12, eval_seqs=16)
 
@@ -24,7 +24,7 @@ def test_tiny_run_shape_json_and_determinism():
     torch.set_num_threads(1)
     a = ex.run(TINY, workers=1, progress=False)
     b = ex.run(TINY, workers=1, progress=False)
-    assert json.loads(json.dumps(a))["runs"] == a["runs"]            # JSON, no pickle
+    assert json.loads(json.dumps(a))["runs"] == a["runs"]  # JSON, no pickle
     assert [r["curve"] for r in a["runs"]["rope"].values()] == [r["curve"] for r in b["runs"]["rope"].values()]
     curve = a["runs"]["learned"]["0"]["curve"]
     assert len(curve) == 12 and curve[0] is None and all(0 <= c <= 1 for c in curve[1:])
@@ -50,31 +50,33 @@ def test_local_sum_test_data_are_held_out_and_fibonacci_data_are_not():
     """local_sum: no test sequence of any seed appears in that seed's training
     batches. fibonacci_mod, by contrast, has only 100 sequences, and training
     sees every one: its "test" inputs are training data."""
+
     def seen(cfg, seed):
         g = torch.Generator().manual_seed(seed)  # the generator train_model's batches come from
-        return {tuple(row) for _ in range(cfg.steps)
-                for row in ex._training_batch(cfg, g).inputs.tolist()}
+        return {tuple(row) for _ in range(cfg.steps) for row in ex._training_batch(cfg, g).inputs.tolist()}
 
     local = ex.Config(task="local_sum", seeds=(0, 1))
     for seed in local.seeds:
-        test = ex.held_out_batch(local, seed).inputs[:, :local.train_len].tolist()
+        test = ex.held_out_batch(local, seed).inputs[:, : local.train_len].tolist()
         assert not seen(local, seed) & {tuple(row) for row in test}
     fib = ex.Config(task="fibonacci", seeds=(0,))
-    test = {tuple(row) for row in ex.held_out_batch(fib, 0).inputs[:, :fib.train_len].tolist()}
+    test = {tuple(row) for row in ex.held_out_batch(fib, 0).inputs[:, : fib.train_len].tolist()}
     assert test <= seen(fib, 0)
 
 
 def test_local_sum_and_t5_run_end_to_end():
-    cfg = ex.Config(task="local_sum", offsets=(0, 2), schemes=("t5",), seeds=(0,), steps=10,
-                    train_len=8, test_len=12, eval_seqs=16)
+    cfg = ex.Config(
+        task="local_sum", offsets=(0, 2), schemes=("t5",), seeds=(0,), steps=10, train_len=8, test_len=12, eval_seqs=16
+    )
     curve = ex.run(cfg, workers=1, progress=False)["runs"]["t5"]["0"]["curve"]
     assert len(curve) == 12 and curve[:2] == [None, None] and all(0 <= c <= 1 for c in curve[2:])
     assert cfg.vocab_size == 10 and cfg.max_len == 12
 
 
 def test_seeds_trained_together_match_seeds_trained_alone():
-    cfg = ex.Config(task="local_sum", schemes=("alibi",), seeds=(0, 1), steps=40, train_len=8, test_len=12,
-                    eval_seqs=64)
+    cfg = ex.Config(
+        task="local_sum", schemes=("alibi",), seeds=(0, 1), steps=40, train_len=8, test_len=12, eval_seqs=64
+    )
     together = ex.train_models(cfg, "alibi", cfg.seeds)
     for seed, (model, losses) in zip(cfg.seeds, together):
         alone, alone_losses = ex.train_model(cfg, "alibi", seed)
@@ -107,8 +109,10 @@ def test_summary_conclusions_and_benchmark_report():
         ({"task": "sort"}, "task must be one of fibonacci, local_sum, copy"),
         ({"schemes": ("rope", "t6")}, "schemes must be a non-empty subset"),
         ({"task": "local_sum", "offsets": (0, 0)}, "offsets must be distinct"),
-        ({"task": "local_sum", "offsets": (0, 8), "train_len": 8, "test_len": 9},
-         "length must exceed the largest offset"),
+        (
+            {"task": "local_sum", "offsets": (0, 8), "train_len": 8, "test_len": 9},
+            "length must exceed the largest offset",
+        ),
         ({"seeds": ()}, "seeds must hold at least one seed"),
         ({"steps": 0}, "steps must be a positive integer"),
         ({"train_len": 16, "test_len": 8}, "test_len must be at least train_len"),
@@ -138,15 +142,42 @@ def test_cli_help_and_output(reduced_run, capsys):
         ex.main(["--help"])
     assert helped.value.code == 0
     shown = capsys.readouterr().out
-    for option in ("--task", "--offsets", "--schemes", "--seeds", "--steps", "--train-len", "--test-len",
-                   "--output", "--benchmark"):
+    for option in (
+        "--task",
+        "--offsets",
+        "--schemes",
+        "--seeds",
+        "--steps",
+        "--train-len",
+        "--test-len",
+        "--output",
+        "--benchmark",
+    ):
         assert option in shown
     text = " ".join(shown.split())
     assert "none sinusoidal learned rope alibi t5" in text and "local_sum" in text
-    args = ex._parser().parse_args(["--schemes", "alibi", "t5", "--seeds", "3", "--steps", "5", "--train-len", "6",
-                                    "--test-len", "8", "--offsets", "0", "--stop-loss", "none"])
-    assert ex._config_from_args(args) == ex.Config(schemes=("alibi", "t5"), seeds=(3,), steps=5, train_len=6,
-                                                   test_len=8, offsets=(0,), stop_loss=None)
+    args = ex._parser().parse_args(
+        [
+            "--schemes",
+            "alibi",
+            "t5",
+            "--seeds",
+            "3",
+            "--steps",
+            "5",
+            "--train-len",
+            "6",
+            "--test-len",
+            "8",
+            "--offsets",
+            "0",
+            "--stop-loss",
+            "none",
+        ]
+    )
+    assert ex._config_from_args(args) == ex.Config(
+        schemes=("alibi", "t5"), seeds=(3,), steps=5, train_len=6, test_len=8, offsets=(0,), stop_loss=None
+    )
     results, printed = reduced_run
     assert ex.summary_table(results) in printed and ex.benchmark_report(results) in printed
     assert "results written to" in printed and results["timing"]["workers"] == 2
@@ -158,7 +189,7 @@ def test_cli_help_and_output(reduced_run, capsys):
 OLD = dict(schemes=("none", "sinusoidal", "learned", "rope", "alibi"), seeds=(0, 1, 2), lr=5e-3, stop_loss=None)
 COMMITTED_CONFIGS = {
     "local_sum": ex.Config(),
-    "local_sum_full": ex.Config(stop_loss=None),   # the same models, every one trained all 1000 steps
+    "local_sum_full": ex.Config(stop_loss=None),  # the same models, every one trained all 1000 steps
     "fibonacci": ex.Config(task="fibonacci", steps=300, **OLD),
     "copy": ex.Config(task="copy", train_len=8, test_len=16, steps=1500, **OLD),
 }
@@ -180,20 +211,20 @@ def test_committed_results_are_complete_and_from_their_configs(name):
             for seed, r in per_seed.items():
                 stopped = early["runs"][scheme][seed]
                 assert r["steps"] == cfg.steps and r["met_stop_rule"] is None
-                n = len(stopped["loss_curve"]) - 1              # whole 10-step blocks before the stop
-                assert stopped["loss_curve"][:n] == r["loss_curve"][:n]   # the same run, continued
+                n = len(stopped["loss_curve"]) - 1  # whole 10-step blocks before the stop
+                assert stopped["loss_curve"][:n] == r["loss_curve"][:n]  # the same run, continued
         return
     if name == "local_sum":
         assert cfg == ex.Config() and len(cfg.seeds) >= 5 and len(cfg.schemes) == 6
         for per_seed in res["runs"].values():
             for r in per_seed.values():
                 assert 0 < r["steps"] <= cfg.steps
-                assert len(r["loss_curve"]) == -(-r["steps"] // ex.LOSS_EVERY)   # one point per 10 steps
+                assert len(r["loss_curve"]) == -(-r["steps"] // ex.LOSS_EVERY)  # one point per 10 steps
                 # the rule's own window decides: met below the threshold, capped at or above it
                 assert r["met_stop_rule"] == (r["window_loss"] < cfg.stop_loss)
                 assert r["met_stop_rule"] or r["steps"] == cfg.steps
     else:
-        assert "stop_loss" not in res["config"] and cfg.stop_loss is None   # older files: every step taken
+        assert "stop_loss" not in res["config"] and cfg.stop_loss is None  # older files: every step taken
 
 
 def _robust_conclusions(results):
@@ -218,7 +249,8 @@ def test_reduced_run_reproduces_the_committed_conclusions(reduced_run):
     """Seed 0 of the default experiment, tested at 64 tokens instead of 128
     (the learned table is smaller, so that model starts differently), shows
     the same robust conclusions as the committed five seeds. The run is the
-    command line's (``conftest.REDUCED_RUN``), started beside the session."""
+    command line's (``REDUCED_RUN`` in tests/plugins/background_jobs.py),
+    started beside the session."""
     committed = json.loads((COMMITTED / "local_sum.json").read_text())
     _robust_conclusions(committed)
     reduced, _ = reduced_run
@@ -229,29 +261,57 @@ def test_reduced_run_reproduces_the_committed_conclusions(reduced_run):
 def test_early_stopping_by_config_and_command_line(tmp_path):
     """stop_loss makes steps a cap: each model stops once its mean loss over
     the last stop_window steps is below stop_loss; None takes every step."""
-    cfg = ex.Config(task="local_sum", schemes=("rope",), seeds=(0, 1), steps=60, train_len=6, test_len=8,
-                    eval_seqs=8, offsets=(0,), stop_loss=0.5, stop_window=5)
+    cfg = ex.Config(
+        task="local_sum",
+        schemes=("rope",),
+        seeds=(0, 1),
+        steps=60,
+        train_len=6,
+        test_len=8,
+        eval_seqs=8,
+        offsets=(0,),
+        stop_loss=0.5,
+        stop_window=5,
+    )
     res = ex.run(cfg, workers=1, progress=False)
     for seed in cfg.seeds:
-        model, losses = ex.train_model(cfg, "rope", seed)        # the single-model path stops alike
+        model, losses = ex.train_model(cfg, "rope", seed)  # the single-model path stops alike
         assert res["runs"]["rope"][str(seed)]["steps"] == len(losses) < cfg.steps
         assert sum(losses[-5:]) / 5 < 0.5 <= sum(losses[-6:-1]) / 5
     full = ex.run(dataclasses.replace(cfg, stop_loss=None), workers=1, progress=False)
     assert all(r["steps"] == cfg.steps for r in full["runs"]["rope"].values())
     assert ex.Config.from_results(res) == cfg
-    assert ex.Config.from_results({"config": {k: v for k, v in res["config"].items() if k != "stop_loss"}}) \
-        == dataclasses.replace(cfg, stop_loss=None)
+    assert ex.Config.from_results(
+        {"config": {k: v for k, v in res["config"].items() if k != "stop_loss"}}
+    ) == dataclasses.replace(cfg, stop_loss=None)
     with pytest.raises(TypeError, match="'config' dict"):
         ex.Config.from_results({"runs": {}})
     with pytest.raises(TypeError, match=r"not Config fields: \['warmup'\]"):
         ex.Config.from_results({"config": {**res["config"], "warmup": 10}})
-    for bad, match in [(dict(stop_loss=0.0), "stop_loss must be a positive"),
-                       (dict(stop_loss="low"), "stop_loss must be a real number"),
-                       (dict(stop_window=0), "stop_window must be a positive integer")]:
+    for bad, match in [
+        (dict(stop_loss=0.0), "stop_loss must be a positive"),
+        (dict(stop_loss="low"), "stop_loss must be a real number"),
+        (dict(stop_window=0), "stop_window must be a positive integer"),
+    ]:
         with pytest.raises((TypeError, ValueError), match=match):
             ex.Config(**bad)
-    args = ["--schemes", "rope", "--seeds", "0", "--steps", "40", "--train-len", "6", "--test-len", "8",
-            "--offsets", "0", "--quiet", "--workers", "1"]
+    args = [
+        "--schemes",
+        "rope",
+        "--seeds",
+        "0",
+        "--steps",
+        "40",
+        "--train-len",
+        "6",
+        "--test-len",
+        "8",
+        "--offsets",
+        "0",
+        "--quiet",
+        "--workers",
+        "1",
+    ]
     out = tmp_path / "r.json"
     assert ex.main(args + ["--stop-loss", "none", "--output", str(out)]) == 0
     assert json.loads(out.read_text())["runs"]["rope"]["0"]["steps"] == 40
@@ -262,28 +322,35 @@ def test_early_stopping_by_config_and_command_line(tmp_path):
 
 
 def test_within_and_past_splits_each_curve_at_the_training_length():
-    results = {"config": {"train_len": 2},
-               "runs": {"a": {"0": {"curve": [None, 1.0, 0.5, 0.25]},
-                              "1": {"curve": [0.5, 0.5, 0.0, None]}}}}
+    results = {
+        "config": {"train_len": 2},
+        "runs": {"a": {"0": {"curve": [None, 1.0, 0.5, 0.25]}, "1": {"curve": [0.5, 0.5, 0.0, None]}}},
+    }
     within, past = ex.within_and_past(results)
-    assert within == {"a": [1.0, 0.5]}                # None is skipped
+    assert within == {"a": [1.0, 0.5]}  # None is skipped
     assert past == {"a": [0.375, 0.0]}
     with pytest.raises(TypeError, match="results must be the dict"):
         ex.within_and_past({"runs": {}})
 
 
 def test_by_range_splits_curves_at_multiples_of_the_training_length():
-    results = {"config": {"train_len": 4, "task": "local_sum"},
-               "runs": {"a": {"0": {"curve": [None, 1.0, 1.0, 1.0, 0.5, 0.0, 1.0, 0.0, 0.25] + [0.1] * 7},
-                              "1": {"curve": [None] + [0.0] * 15}}}}
+    results = {
+        "config": {"train_len": 4, "task": "local_sum"},
+        "runs": {
+            "a": {
+                "0": {"curve": [None, 1.0, 1.0, 1.0, 0.5, 0.0, 1.0, 0.0, 0.25] + [0.1] * 7},
+                "1": {"curve": [None] + [0.0] * 15},
+            }
+        },
+    }
     got = ex.by_range(results)["a"]
     assert list(got) == ["0-1x", "1-1.25x", "1.25-1.5x", "1.5-2x", "2-4x"]
-    assert got["0-1x"] == [1.0, 0.0]            # positions 0-3, None skipped
-    assert got["1-1.25x"] == [0.5, 0.0]         # position 4
-    assert got["1.25-1.5x"] == [0.0, 0.0]       # position 5
-    assert got["1.5-2x"] == [0.5, 0.0]          # positions 6-7
-    assert got["2-4x"] == [pytest.approx((0.25 + 0.7) / 8), 0.0]   # positions 8-15
-    assert list(ex.by_range(results, [(0, 1), (4, 8)])["a"]) == ["0-1x"]   # past the curves: left out
+    assert got["0-1x"] == [1.0, 0.0]  # positions 0-3, None skipped
+    assert got["1-1.25x"] == [0.5, 0.0]  # position 4
+    assert got["1.25-1.5x"] == [0.0, 0.0]  # position 5
+    assert got["1.5-2x"] == [0.5, 0.0]  # positions 6-7
+    assert got["2-4x"] == [pytest.approx((0.25 + 0.7) / 8), 0.0]  # positions 8-15
+    assert list(ex.by_range(results, [(0, 1), (4, 8)])["a"]) == ["0-1x"]  # past the curves: left out
     with pytest.raises(ValueError, match="each range must be"):
         ex.by_range(results, [(1, 1)])
     with pytest.raises(ValueError, match="copy task"):
@@ -295,8 +362,8 @@ def test_by_range_splits_curves_at_multiples_of_the_training_length():
 def test_results_keep_a_loss_curve_per_seed():
     cfg = ex.Config(task="local_sum", schemes=("none",), seeds=(0,), steps=25, train_len=6, test_len=8, eval_seqs=8)
     run = ex.run(cfg, workers=1, progress=False)["runs"]["none"]["0"]
-    assert len(run["loss_curve"]) == 3                      # steps 1-10, 11-20, 21-25
-    assert run["loss_curve"][0] > run["loss_curve"][-1]     # it learns
+    assert len(run["loss_curve"]) == 3  # steps 1-10, 11-20, 21-25
+    assert run["loss_curve"][0] > run["loss_curve"][-1]  # it learns
     assert run["final_loss"] > 0
 
 
@@ -305,7 +372,7 @@ def test_separate_jobs_are_the_single_model_path():
     apart = ex.run(cfg, workers=1, progress=False, together=False)["runs"]["rope"]
     for seed in cfg.seeds:
         model, _ = ex.train_model(cfg, "rope", seed)
-        assert apart[str(seed)]["curve"] == ex.evaluate(model, cfg, seed)   # exactly train_model's
+        assert apart[str(seed)]["curve"] == ex.evaluate(model, cfg, seed)  # exactly train_model's
     with pytest.raises(TypeError, match="together must be True or False"):
         ex.run(cfg, together="yes")
 
@@ -318,7 +385,7 @@ def test_config_vocab_size_comes_from_the_task_and_covers_its_tokens(task):
     assert cfg.vocab_size == tasks.vocab_size(task)
     batch = ex.held_out_batch(cfg, seed=0)
     used = torch.cat((batch.inputs.flatten(), batch.targets.flatten())).unique()
-    assert used.tolist() == list(range(cfg.vocab_size))       # every id used, none beyond
+    assert used.tolist() == list(range(cfg.vocab_size))  # every id used, none beyond
 
 
 def test_tasks_vocab_size_follows_the_task_arguments():
@@ -336,7 +403,7 @@ def _test_rows_seen_in_training(cfg, seed, steps):
     """How many of seed's test inputs (cut to the training length) are among its first `steps` training inputs."""
     g = torch.Generator().manual_seed(seed)  # the generator train_model's batches come from
     seen = {tuple(row) for _ in range(steps) for row in ex._training_batch(cfg, g).inputs.tolist()}
-    test = ex.held_out_batch(cfg, seed).inputs[:, :cfg.train_len].tolist()
+    test = ex.held_out_batch(cfg, seed).inputs[:, : cfg.train_len].tolist()
     return sum(tuple(row) in seen for row in test)
 
 
@@ -346,7 +413,7 @@ def test_held_out_check_fails_when_test_data_come_from_the_training_stream(monke
     training stream) the same check finds test inputs among the training ones."""
     cfg = ex.Config()
     assert all(_test_rows_seen_in_training(cfg, seed, 5) == 0 for seed in (0, 1))
-    monkeypatch.setattr(ex, "EVAL_SEED", 0)                       # the sabotaged generator
+    monkeypatch.setattr(ex, "EVAL_SEED", 0)  # the sabotaged generator
     assert all(_test_rows_seen_in_training(cfg, seed, 5) > 0 for seed in (0, 1))
 
 
@@ -358,7 +425,7 @@ def test_local_sum_holds_out_positions_and_trains_every_pair_at_every_position()
     g = torch.Generator().manual_seed(0)
     inputs = torch.cat([ex._training_batch(cfg, g).inputs for _ in range(100)])
     assert inputs.shape[1] == cfg.train_len < ex.held_out_batch(cfg, 0).inputs.shape[1] == cfg.test_len
-    pairs = inputs[:, :-1] * 10 + inputs[:, 1:]                  # (x_{t-1}, x_t) as one number
+    pairs = inputs[:, :-1] * 10 + inputs[:, 1:]  # (x_{t-1}, x_t) as one number
     assert all(len(set(col.tolist())) == 100 for col in pairs.T)
 
 

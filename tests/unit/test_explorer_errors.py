@@ -30,6 +30,6 @@ def test_a_failing_explorer_raises():
             raise RuntimeError("the drawing failed")
         return plt.figure()
 
-    widgets._explorer([[slider]], draw)      # draws once, fine
+    widgets._explorer([[slider]], draw)  # draws once, fine
     with pytest.raises(RuntimeError, match="the drawing failed"):
-        slider.value = 2                     # the callback's error reaches the test
+        slider.value = 2  # the callback's error reaches the test

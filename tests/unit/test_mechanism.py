@@ -27,9 +27,9 @@ def test_attention_on_offsets_with_content_free_alibi_heads():
             w = torch.softmax(-slope * torch.arange(i, -1, -1, dtype=torch.float64), 0)  # keys 0..i
             expected = w[i] + (w[i - 1] if i >= 1 else 0)
             assert abs(float(got[0, h, i]) - float(expected)) < 1e-6
-    assert float(got[0, 0, 0]) == pytest.approx(1.0)                   # the first query sees itself only
+    assert float(got[0, 0, 0]) == pytest.approx(1.0)  # the first query sees itself only
     far = mechanism.attention_on_offsets(m, batch(), offsets=(11,))
-    assert float(far[..., :11].abs().max()) == 0.0                     # before the sequence: nothing
+    assert float(far[..., :11].abs().max()) == 0.0  # before the sequence: nothing
 
 
 def test_head_mask_silences_exactly_one_head():
@@ -40,7 +40,7 @@ def test_head_mask_silences_exactly_one_head():
     masked = m(x)
     m.head_mask = None
     with torch.no_grad():
-        m.blocks[0].proj.weight[:, 8:] = 0          # head 1 of layer 0 feeds these columns
+        m.blocks[0].proj.weight[:, 8:] = 0  # head 1 of layer 0 feeds these columns
     torch.testing.assert_close(masked, m(x))
     assert not torch.allclose(masked, base)
 
@@ -59,7 +59,7 @@ def test_head_ablation_measures_drops_and_restores_the_mask():
     ablated = models.accuracy_by_position(m, b)
     m.head_mask = None
     assert float(out["past"][1, 0]) == pytest.approx(float(acc[12:].nanmean() - ablated[12:].nanmean()))
-    assert float(out["within"].max()) > 0.05        # some head carries the rule
+    assert float(out["within"].max()) > 0.05  # some head carries the rule
 
 
 def test_bad_arguments():

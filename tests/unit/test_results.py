@@ -9,7 +9,7 @@ import pytest
 
 from book import experiments, results
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_committed_file_is_known_and_loads():

@@ -31,7 +31,7 @@ def test_ntk_is_a_new_base(s):
     new_base = BASE * s ** (D / (D - 2))
     got = as_list(scaling.ntk_frequencies(D, scale=s))
     assert got == pytest.approx([theta(i, base=new_base) for i in range(D // 2)], rel=1e-12)
-    assert got[0] == 1.0                                   # the fastest pair is untouched
+    assert got[0] == 1.0  # the fastest pair is untouched
     assert got[-1] == pytest.approx(theta(D // 2 - 1) / s, rel=1e-12)  # the slowest is PI's
 
 
@@ -39,10 +39,12 @@ def test_dynamic_ntk_follows_the_current_length():
     plain = encodings.frequencies(D)
     for n in (1, 100, 2048):
         assert torch.equal(scaling.dynamic_ntk_frequencies(D, n, original_max_len=2048), plain)
-        assert torch.equal(scaling.dynamic_ntk_frequencies(D, n, original_max_len=2048, form="transformers",
-                                                           factor=4.0), plain)
-    torch.testing.assert_close(scaling.dynamic_ntk_frequencies(D, 6144, original_max_len=2048),
-                               scaling.ntk_frequencies(D, scale=3.0))
+        assert torch.equal(
+            scaling.dynamic_ntk_frequencies(D, n, original_max_len=2048, form="transformers", factor=4.0), plain
+        )
+    torch.testing.assert_close(
+        scaling.dynamic_ntk_frequencies(D, 6144, original_max_len=2048), scaling.ntk_frequencies(D, scale=3.0)
+    )
 
 
 @pytest.mark.parametrize("factor,n,L", [(1.0, 6144, 2048), (2.0, 6144, 2048), (4.0, 3000, 2048), (8.0, 40, 32)])
@@ -54,7 +56,7 @@ def test_dynamic_ntk_transformers_form(factor, n, L):
     paper = scaling.dynamic_ntk_frequencies(D, n, original_max_len=L)
     if factor == 1.0:
         torch.testing.assert_close(torch.tensor(got, dtype=torch.float64), paper, rtol=1e-12, atol=0)
-    else:                                   # a larger effective scale: every slow pair turns slower
+    else:  # a larger effective scale: every slow pair turns slower
         assert got[-1] < float(paper[-1]) * (1 - 1e-9)
 
 
@@ -70,15 +72,17 @@ def paper_yarn(s: float, L: int, alpha: float, beta: float) -> tuple[list[float]
 
 def code_yarn(s: float, L: int, alpha: float, beta: float, d: int = D) -> tuple[list[float], float]:
     """jquesnelle/yarn's LlamaYaRNScaledRotaryEmbedding.yarn, in plain Python."""
+
     def correction_dim(rotations):
         return (d * math.log(L / (rotations * 2 * math.pi))) / (2 * math.log(BASE))
+
     low = max(math.floor(correction_dim(beta)), 0)
     high = min(math.ceil(correction_dim(alpha)), d - 1)
     if low == high:
         high += 0.001
     out = []
     for i in range(d // 2):
-        mask = 1 - min(max((i - low) / (high - low), 0.0), 1.0)     # 1: extrapolate (keep)
+        mask = 1 - min(max((i - low) / (high - low), 0.0), 1.0)  # 1: extrapolate (keep)
         out.append(theta(i, d) / s * (1 - mask) + theta(i, d) * mask)
     return out, (0.1 * math.log(s) + 1 if s > 1 else 1.0)
 
@@ -94,7 +98,7 @@ def test_yarn_paper_ramp_matches_the_paper(s, L, alpha, beta):
     assert factor == pytest.approx(want_factor)
     ratio = freqs / encodings.frequencies(D)
     assert ratio[-1] == pytest.approx(1 / s)
-    assert torch.all(ratio.diff() <= 1e-15)                # monotone: slower pairs, more interpolation
+    assert torch.all(ratio.diff() <= 1e-15)  # monotone: slower pairs, more interpolation
 
 
 @pytest.mark.parametrize("s,L,alpha,beta", YARN_SETTINGS)
@@ -104,13 +108,13 @@ def test_yarn_default_is_the_reference_code(s, L, alpha, beta):
     assert as_list(freqs) == pytest.approx(want, rel=1e-12)
     assert factor == pytest.approx(want_factor)
     ratio = freqs / encodings.frequencies(D)
-    assert ratio[0] == 1.0 and ratio[-1] == pytest.approx(1 / s)   # the code's clamp keeps pair 0 at any L
+    assert ratio[0] == 1.0 and ratio[-1] == pytest.approx(1 / s)  # the code's clamp keeps pair 0 at any L
     assert torch.all(ratio.diff() <= 1e-15)
     paper, _ = scaling.yarn_frequencies(D, scale=s, original_max_len=L, alpha=alpha, beta=beta, ramp="paper")
-    assert (freqs - paper).abs().max() > 0.01 * float(freqs[-1])     # two different functions
+    assert (freqs - paper).abs().max() > 0.01 * float(freqs[-1])  # two different functions
 
 
-def test_yarn_code_and_paper_ramps_differ_as_the_issue_says():
+def test_yarn_code_and_paper_ramps_give_046_and_020_at_pair_18():
     """d = 64, L = 4096, s = 8: new / old frequency at pair 18 is 0.46 (code) against 0.20 (paper)."""
     old = encodings.frequencies(64)
     code, _ = scaling.yarn_frequencies(64, scale=8.0, original_max_len=4096)
@@ -126,10 +130,10 @@ def test_yarn_code_and_paper_ramps_differ_as_the_issue_says():
 
 
 def test_yarn_ramp_keeps_pair_zero_for_a_short_context():
-    gamma = scaling.yarn_ramp(16, original_max_len=32)         # chapter 9's tiny model
+    gamma = scaling.yarn_ramp(16, original_max_len=32)  # chapter 9's tiny model
     assert gamma.tolist() == [1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     paper = scaling.yarn_ramp(16, original_max_len=32, ramp="paper")
-    assert 0 < float(paper[0]) < 0.2                           # the paper's ramp barely keeps it
+    assert 0 < float(paper[0]) < 0.2  # the paper's ramp barely keeps it
 
 
 def reference_llama3(factor=8.0, low=1.0, high=4.0, L=8192, base=500000.0) -> list[float]:
@@ -150,8 +154,11 @@ def reference_llama3(factor=8.0, low=1.0, high=4.0, L=8192, base=500000.0) -> li
 
 @pytest.mark.parametrize("kwargs", [{}, {"factor": 32.0, "high_freq_factor": 8.0}, {"original_max_len": 4096}])
 def test_llama3_matches_the_reference_rule(kwargs):
-    ref_kwargs = {"factor": kwargs.get("factor", 8.0), "high": kwargs.get("high_freq_factor", 4.0),
-                  "L": kwargs.get("original_max_len", 8192)}
+    ref_kwargs = {
+        "factor": kwargs.get("factor", 8.0),
+        "high": kwargs.get("high_freq_factor", 4.0),
+        "L": kwargs.get("original_max_len", 8192),
+    }
     got = as_list(scaling.llama3_frequencies(D, **kwargs))
     assert got == pytest.approx(reference_llama3(**ref_kwargs), rel=1e-12)
 
@@ -159,7 +166,7 @@ def test_llama3_matches_the_reference_rule(kwargs):
 def test_llama3_three_bands():
     ratio = scaling.llama3_frequencies(D) / encodings.frequencies(D, base=500000.0)
     kept, divided = int((ratio == 1).sum()), int((ratio - 1 / 8).abs().lt(1e-12).sum())
-    assert kept > 0 and divided > 0 and kept + divided < D // 2   # some pairs are blended
+    assert kept > 0 and divided > 0 and kept + divided < D // 2  # some pairs are blended
     assert torch.all(ratio.diff() <= 1e-15)
 
 
@@ -171,20 +178,50 @@ def test_llama3_three_bands():
         (lambda: scaling.ntk_frequencies(2, scale=2.0), ValueError, "d_model must be at least 4"),
         (lambda: scaling.ntk_frequencies(D, scale=float("inf")), ValueError, "scale must be finite"),
         (lambda: scaling.dynamic_ntk_frequencies(D, 0, original_max_len=8), ValueError, "seq_len must be a positive"),
-        (lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, alpha=5, beta=1), ValueError, "alpha and beta"),
+        (
+            lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, alpha=5, beta=1),
+            ValueError,
+            "alpha and beta",
+        ),
         (lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, alpha=0, beta=1), ValueError, "0 < alpha"),
-        (lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, ramp="pair"), ValueError, "ramp must be one of"),
+        (
+            lambda: scaling.yarn_frequencies(D, scale=2.0, original_max_len=64, ramp="pair"),
+            ValueError,
+            "ramp must be one of",
+        ),
         (lambda: scaling.yarn_ramp(D, original_max_len=0), ValueError, "original_max_len must be a positive"),
-        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="hf"), ValueError, "form must be one of"),
-        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, factor=2.0), ValueError, "factor is only used"),
-        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="transformers"), ValueError,
-         "factor is required"),
-        (lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="transformers", factor=0.5),
-         ValueError, "factor must be >= 1"),
+        (
+            lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="hf"),
+            ValueError,
+            "form must be one of",
+        ),
+        (
+            lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, factor=2.0),
+            ValueError,
+            "factor is only used",
+        ),
+        (
+            lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="transformers"),
+            ValueError,
+            "factor is required",
+        ),
+        (
+            lambda: scaling.dynamic_ntk_frequencies(D, 9, original_max_len=8, form="transformers", factor=0.5),
+            ValueError,
+            "factor must be >= 1",
+        ),
         (lambda: scaling.llama3_frequencies(D, factor=0.5), ValueError, "factor must be >= 1"),
-        (lambda: scaling.RULES["PI"](D, scale=2.0, original_max_len=-1), ValueError, "original_max_len must be a positive"),
+        (
+            lambda: scaling.RULES["PI"](D, scale=2.0, original_max_len=-1),
+            ValueError,
+            "original_max_len must be a positive",
+        ),
         (lambda: scaling.RULES["unchanged"](D, scale=0.5, original_max_len=8), ValueError, "scale must be >= 1"),
-        (lambda: scaling.llama3_frequencies(D, low_freq_factor=4, high_freq_factor=1), ValueError, "low_freq_factor and high"),
+        (
+            lambda: scaling.llama3_frequencies(D, low_freq_factor=4, high_freq_factor=1),
+            ValueError,
+            "low_freq_factor and high",
+        ),
         (lambda: scaling.llama3_frequencies(7), ValueError, "d_model must be even"),
     ],
 )
@@ -193,7 +230,9 @@ def test_scaling_bad_input(call, exc, message):
         call()
 
 
-@pytest.mark.parametrize("s,L,base", [(1.0, 2048, 10000.0), (4.0, 2048, 10000.0), (8.0, 8192, 500000.0), (4.0, 32, 10000.0)])
+@pytest.mark.parametrize(
+    "s,L,base", [(1.0, 2048, 10000.0), (4.0, 2048, 10000.0), (8.0, 8192, 500000.0), (4.0, 32, 10000.0)]
+)
 def test_rules_registry(s, L, base):
     """Each rule of the registry is its function at one setting, with its attention factor."""
     calls = {
@@ -210,17 +249,20 @@ def test_rules_registry(s, L, base):
         assert torch.equal(freqs, calls[name][0]) and factor == calls[name][1], name
     assert scaling.RULES["YaRN"](D, scale=s, original_max_len=L, base=base)[1] == pytest.approx(0.1 * math.log(s) + 1)
     # dynamic NTK at n = s L is NTK-aware at s
-    torch.testing.assert_close(scaling.dynamic_ntk_frequencies(D, int(s * L), original_max_len=L, base=base),
-                               calls["NTK-aware"][0])
+    torch.testing.assert_close(
+        scaling.dynamic_ntk_frequencies(D, int(s * L), original_max_len=L, base=base), calls["NTK-aware"][0]
+    )
 
 
 def test_apply_rope_with_pi_frequencies_is_interpolated_positions():
     x = torch.randn(2, 9, 16, dtype=torch.float64)
     pos = torch.arange(9)
-    torch.testing.assert_close(encodings.apply_rope(x, pos, freqs=scaling.pi_frequencies(16, scale=4.0)),
-                               encodings.apply_rope(x, pos / 4))
-    torch.testing.assert_close(encodings.apply_rope(x, freqs=encodings.frequencies(16, base=500.0)),
-                               encodings.apply_rope(x, base=500.0))
+    torch.testing.assert_close(
+        encodings.apply_rope(x, pos, freqs=scaling.pi_frequencies(16, scale=4.0)), encodings.apply_rope(x, pos / 4)
+    )
+    torch.testing.assert_close(
+        encodings.apply_rope(x, freqs=encodings.frequencies(16, base=500.0)), encodings.apply_rope(x, base=500.0)
+    )
     with pytest.raises(ValueError, match=r"freqs must have shape \(d/2,\) = \(8,\)"):
         encodings.apply_rope(x, freqs=torch.ones(4, dtype=torch.float64))
     with pytest.raises(ValueError, match="freqs must be finite"):
@@ -237,7 +279,7 @@ def test_model_rope_scaling_switch():
     m = models.TinyTransformer(10, position="rope", d_model=16, n_heads=2)
     x = torch.randint(10, (2, 12), generator=torch.Generator().manual_seed(0))
     plain = m(x)
-    m.set_rope_scaling(encodings.frequencies(8))            # the same frequencies: no change
+    m.set_rope_scaling(encodings.frequencies(8))  # the same frequencies: no change
     torch.testing.assert_close(m(x), plain)
     m.set_rope_scaling(scaling.pi_frequencies(8, scale=2.0), attention_factor=1.2)
     assert not torch.allclose(m(x), plain)
@@ -278,9 +320,6 @@ def test_model_rope_scaling_by_rule():
 
 
 def test_scaling_ratios_reads_the_registry():
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from book import plots
@@ -293,7 +332,7 @@ def test_scaling_ratios_reads_the_registry():
         assert torch.equal(ratio, freqs / encodings.frequencies(128))
     assert ax.get_title().endswith("17 pairs kept by YaRN")
     ax.clear()
-    plots.scaling_ratios(ax, 128, scale=8.0, original_max_len=32)   # the code's ramp keeps pair 0 only
+    plots.scaling_ratios(ax, 128, scale=8.0, original_max_len=32)  # the code's ramp keeps pair 0 only
     assert ax.get_title().endswith("1 pair kept by YaRN")
     ax.clear()
     plots.scaling_ratios(ax, 128, scale=8.0, original_max_len=32, rules=("PI",))

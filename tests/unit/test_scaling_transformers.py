@@ -44,8 +44,9 @@ def hf_config(rope_type: str, d: int, base: float, factor: float, L: int, **extr
     if rope_type in ("yarn", "llama3"):
         params["original_max_position_embeddings"] = L
         max_pos = int(L * factor)
-    return LlamaConfig(hidden_size=2 * d, num_attention_heads=2, head_dim=d,
-                       max_position_embeddings=max_pos, rope_parameters=params)
+    return LlamaConfig(
+        hidden_size=2 * d, num_attention_heads=2, head_dim=d, max_position_embeddings=max_pos, rope_parameters=params
+    )
 
 
 def hf(rope_type: str, d: int, base: float, factor: float, L: int, seq_len: int | None = None, **extra):
@@ -67,7 +68,7 @@ def test_linear_is_position_interpolation(d, base, factor, L):
     theirs, attention = hf("linear", d, base, factor, L)
     ours, our_attention = scaling.RULES["PI"](d, scale=factor, original_max_len=L, base=base)
     assert close(ours, theirs) and attention == our_attention == 1.0
-    assert not close(encodings.frequencies(d, base=base), theirs)   # the comparison can fail
+    assert not close(encodings.frequencies(d, base=base), theirs)  # the comparison can fail
 
 
 @pytest.mark.parametrize("d,base,factor,L", SETTINGS)
@@ -81,18 +82,25 @@ def test_yarn_default_is_transformers_yarn(d, base, factor, L):
     assert torch.equal(by_rule[0], ours) and by_rule[1] == our_attention
 
 
-@pytest.mark.parametrize("d,base,factor,L", [(64, 10000.0, 8.0, 4096), (128, 10000.0, 4.0, 2048),
-                                             (128, 500000.0, 8.0, 8192), (16, 10000.0, 4.0, 32),
-                                             (64, 10000.0, 16.0, 4096)])
+@pytest.mark.parametrize(
+    "d,base,factor,L",
+    [
+        (64, 10000.0, 8.0, 4096),
+        (128, 10000.0, 4.0, 2048),
+        (128, 500000.0, 8.0, 8192),
+        (16, 10000.0, 4.0, 32),
+        (64, 10000.0, 16.0, 4096),
+    ],
+)
 def test_yarn_paper_ramp_is_not_transformers_yarn(d, base, factor, L):
     """The paper's ramp (linear in turns) is a different function from the code's (linear in pair index)."""
     theirs, _ = hf("yarn", d, base, factor, L)
     paper, _ = scaling.yarn_frequencies(d, scale=factor, original_max_len=L, base=base, ramp="paper")
     assert not close(paper, theirs)
-    assert float(((paper - theirs).abs() / theirs).max()) > 0.3     # not a rounding difference
+    assert float(((paper - theirs).abs() / theirs).max()) > 0.3  # not a rounding difference
 
 
-def test_yarn_example_of_the_issue():
+def test_transformers_yarn_and_the_papers_ramp_give_046_and_020_at_pair_18():
     """d = 64, L = 4096, s = 8: new / old frequency at pair 18 is 0.46 in transformers, 0.20 in the paper."""
     theirs, _ = hf("yarn", 64, 10000.0, 8.0, 4096)
     old = encodings.frequencies(64)
@@ -120,8 +128,7 @@ def test_llama3_is_transformers_llama3(d, base, factor, L):
 def test_llama3_band_factors(low, high):
     for d, L in [(128, 8192), (64, 2048)]:
         theirs, _ = hf("llama3", d, 500000.0, 8.0, L, low_freq_factor=low, high_freq_factor=high)
-        ours = scaling.llama3_frequencies(d, factor=8.0, low_freq_factor=low, high_freq_factor=high,
-                                          original_max_len=L)
+        ours = scaling.llama3_frequencies(d, factor=8.0, low_freq_factor=low, high_freq_factor=high, original_max_len=L)
         assert close(ours, theirs)
 
 
@@ -132,8 +139,7 @@ DYNAMIC = list(itertools.product(HEADS, BASES, [1.0, 2.0, 4.0], [32, 2048]))
 def test_dynamic_transformers_form(d, base, factor, L):
     for n in (1, L // 2, L, L + 1, 3 * L, 8 * L):
         theirs, attention = hf("dynamic", d, base, factor, L, seq_len=n)
-        ours = scaling.dynamic_ntk_frequencies(d, n, original_max_len=L, base=base,
-                                               form="transformers", factor=factor)
+        ours = scaling.dynamic_ntk_frequencies(d, n, original_max_len=L, base=base, form="transformers", factor=factor)
         assert close(ours, theirs) and attention == 1.0, n
         paper = scaling.dynamic_ntk_frequencies(d, n, original_max_len=L, base=base)
         # the book's (paper's) form equals transformers' exactly when factor = 1 or n <= L
@@ -158,11 +164,9 @@ def test_default_and_rotary_embedding_with_attention_factor():
     positions = torch.arange(0, 8192, 97)[None]
     cos, sin = rotary(torch.ones(1, dtype=torch.float32), positions)
     freqs, factor = scaling.yarn_frequencies(64, scale=4.0, original_max_len=2048)
-    angles = positions[0, :, None].double() * freqs                 # half-split layout: (freqs, freqs)
-    torch.testing.assert_close(cos[0].double(), torch.cat([angles.cos(), angles.cos()], -1) * factor,
-                               atol=2e-3, rtol=0)
-    torch.testing.assert_close(sin[0].double(), torch.cat([angles.sin(), angles.sin()], -1) * factor,
-                               atol=2e-3, rtol=0)
+    angles = positions[0, :, None].double() * freqs  # half-split layout: (freqs, freqs)
+    torch.testing.assert_close(cos[0].double(), torch.cat([angles.cos(), angles.cos()], -1) * factor, atol=2e-3, rtol=0)
+    torch.testing.assert_close(sin[0].double(), torch.cat([angles.sin(), angles.sin()], -1) * factor, atol=2e-3, rtol=0)
 
 
 def test_transformers_rope_types_cover_the_rules():

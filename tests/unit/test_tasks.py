@@ -12,6 +12,7 @@ from book import models, tasks
 def gen(seed: int = 0) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
+
 def test_fibonacci_mod_follows_its_rule():
     b = tasks.fibonacci_mod(5, 12, modulus=7, generator=gen())
     seq = torch.cat((b.inputs, b.targets[:, -1:]), dim=1)
@@ -27,8 +28,10 @@ def test_fibonacci_mod_without_starts_draws_as_before():
     g = gen(4)
     first = torch.randint(10, (6, 2), generator=g)
     assert torch.equal(tasks.fibonacci_mod(6, 9, generator=gen(4)).inputs[:, :2], first)
-    assert torch.equal(tasks.fibonacci_mod(6, 9, starts=None, generator=gen(4)).inputs,
-                       tasks.fibonacci_mod(6, 9, generator=gen(4)).inputs)
+    assert torch.equal(
+        tasks.fibonacci_mod(6, 9, starts=None, generator=gen(4)).inputs,
+        tasks.fibonacci_mod(6, 9, generator=gen(4)).inputs,
+    )
 
 
 def test_fibonacci_split_is_a_partition_and_starts_are_respected():
@@ -39,7 +42,7 @@ def test_fibonacci_split_is_a_partition_and_starts_are_respected():
     b = tasks.fibonacci_mod(500, 12, starts=held, generator=gen(1))
     assert {tuple(p) for p in b.inputs[:, :2].tolist()} <= {tuple(p) for p in held.tolist()}
     seq = torch.cat((b.inputs, b.targets[:, -1:]), dim=1)
-    assert torch.equal(seq[:, 2:], (seq[:, 1:-1] + seq[:, :-2]) % 10)   # still the rule
+    assert torch.equal(seq[:, 2:], (seq[:, 1:-1] + seq[:, :-2]) % 10)  # still the rule
 
 
 def _held_out_leaks(make_train_batch, test, steps=400, seed=0):
@@ -61,12 +64,13 @@ def test_fibonacci_held_out_data_are_never_trained_on_and_the_check_catches_leak
     assert len(tasks.training_inputs(honest, 400, seed=0)) == 80
     assert _held_out_leaks(honest, test) == 0
 
-    def ignores_split(g):                        # sabotaged: draws every first pair
+    def ignores_split(g):  # sabotaged: draws every first pair
         return tasks.fibonacci_mod(32, 32, generator=g)
 
     assert _held_out_leaks(ignores_split, test) == len(test.inputs)
 
-    leaky = torch.cat([train, held[:1]])         # sabotaged: one held-out pair trained on
+    leaky = torch.cat([train, held[:1]])  # sabotaged: one held-out pair trained on
+
     def leaks_one(g):
         return tasks.fibonacci_mod(32, 32, starts=leaky, generator=g)
 
@@ -77,12 +81,12 @@ def test_fibonacci_held_out_pairs_never_stand_at_the_same_position_in_training()
     """The docstring's claim: the pair at position t is the first pair moved t steps, one to one."""
     train, held = tasks.fibonacci_split(20, generator=gen(5))
 
-    def placed(starts):                       # every start once: (t, x_t, x_{t+1})
+    def placed(starts):  # every start once: (t, x_t, x_{t+1})
         rows = [tasks.fibonacci_mod(1, 40, starts=[p], generator=gen()).inputs[0].tolist() for p in starts.tolist()]
         return {(t, a, b) for row in rows for t, (a, b) in enumerate(zip(row, row[1:]))}
 
     assert not placed(train) & placed(held)
-    assert {c[1:] for c in placed(held)} & {c[1:] for c in placed(train)}   # other positions: shared
+    assert {c[1:] for c in placed(held)} & {c[1:] for c in placed(train)}  # other positions: shared
 
 
 def test_training_inputs_are_the_batches_models_train_draws():
@@ -97,7 +101,8 @@ def test_training_inputs_are_the_batches_models_train_draws():
     models.train(model, make, steps=3, seed=7)
     assert tasks.training_inputs(lambda g: tasks.local_sum(4, 6, generator=g), 3, seed=7) == set(drawn)
     assert tasks.training_inputs(lambda g: tasks.local_sum(4, 6, generator=g), 3, seed=7, length=2) == {
-        r[:2] for r in drawn}
+        r[:2] for r in drawn
+    }
 
 
 def test_copy_task_layout_and_mask():
@@ -121,7 +126,7 @@ def test_local_sum_follows_its_rule():
     for t in range(5, 20):  # written out, target by target
         assert torch.equal(b.targets[:, t], (x[:, t] + x[:, t - 2] + x[:, t - 5]) % 7)
     assert not b.loss_mask[:, :5].any() and b.loss_mask[:, 5:].all()
-    assert int(x.min()) == 0 and int(x.max()) == 6          # i.i.d. over the whole alphabet
+    assert int(x.min()) == 0 and int(x.max()) == 6  # i.i.d. over the whole alphabet
     counts = torch.bincount(x.flatten(), minlength=7).double() / x.numel()
     assert float((counts - 1 / 7).abs().max()) < 0.03
     default = tasks.local_sum(4, 6, generator=gen())

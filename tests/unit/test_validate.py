@@ -26,15 +26,18 @@ def test_check_nonneg_int_accepts_python_and_numpy_integers(value):
     assert got == int(value) and type(got) is int
 
 
-@pytest.mark.parametrize("value,exc,message", [
-    (-1, ValueError, r"n must be a non-negative integer \(>= 0\), got -1"),
-    (np.int64(-2), ValueError, "got -2"),
-    (1.0, TypeError, "n must be an integer, got float 1.0"),
-    (np.float32(1), TypeError, "n must be an integer, got float32"),
-    (True, TypeError, "n must be an integer, got bool"),
-    ("1", TypeError, "n must be an integer, got str"),
-    (None, TypeError, "got NoneType"),
-])
+@pytest.mark.parametrize(
+    "value,exc,message",
+    [
+        (-1, ValueError, r"n must be a non-negative integer \(>= 0\), got -1"),
+        (np.int64(-2), ValueError, "got -2"),
+        (1.0, TypeError, "n must be an integer, got float 1.0"),
+        (np.float32(1), TypeError, "n must be an integer, got float32"),
+        (True, TypeError, "n must be an integer, got bool"),
+        ("1", TypeError, "n must be an integer, got str"),
+        (None, TypeError, "got NoneType"),
+    ],
+)
 def test_check_nonneg_int_rejects(value, exc, message):
     with pytest.raises(exc, match=message):
         v.check_nonneg_int("n", value)
@@ -46,16 +49,19 @@ def test_check_positive_real_accepts_python_numpy_and_one_element_tensors(value)
     assert type(got) is float and got == pytest.approx(float(value))
 
 
-@pytest.mark.parametrize("value,exc,message", [
-    (0, ValueError, r"lr must be a positive finite number \(> 0\), got 0.0"),
-    (-1.5, ValueError, "got -1.5"),
-    (float("nan"), ValueError, "got nan"),
-    (np.float64("inf"), ValueError, "got inf"),
-    (True, TypeError, "lr must be a real number, got bool"),
-    ("0.1", TypeError, "got str"),
-    (1j, TypeError, "got complex"),
-    (torch.tensor([0.1, 0.2]), TypeError, "got Tensor"),
-])
+@pytest.mark.parametrize(
+    "value,exc,message",
+    [
+        (0, ValueError, r"lr must be a positive finite number \(> 0\), got 0.0"),
+        (-1.5, ValueError, "got -1.5"),
+        (float("nan"), ValueError, "got nan"),
+        (np.float64("inf"), ValueError, "got inf"),
+        (True, TypeError, "lr must be a real number, got bool"),
+        ("0.1", TypeError, "got str"),
+        (1j, TypeError, "got complex"),
+        (torch.tensor([0.1, 0.2]), TypeError, "got Tensor"),
+    ],
+)
 def test_check_positive_real_rejects(value, exc, message):
     with pytest.raises(exc, match=message):
         v.check_positive_real("lr", value)
@@ -82,11 +88,12 @@ def test_the_older_helpers_accept_numpy_scalars_too():
 
 # ---------------------------------------------- end to end, through public functions
 def test_public_functions_accept_numpy_scalars():
-    cfg = experiments.Config(seeds=(np.int64(0), 1), steps=np.int64(5), lr=np.float32(0.01), train_len=np.int32(4),
-                             test_len=6)
+    cfg = experiments.Config(
+        seeds=(np.int64(0), 1), steps=np.int64(5), lr=np.float32(0.01), train_len=np.int32(4), test_len=6
+    )
     assert cfg.seeds == (0, 1) and type(cfg.steps) is int and type(cfg.train_len) is int
     assert type(cfg.lr) is float and cfg.lr == pytest.approx(0.01)
-    stored = json.loads(json.dumps(dataclasses.asdict(cfg)))     # NumPy scalars would not go to JSON
+    stored = json.loads(json.dumps(dataclasses.asdict(cfg)))  # NumPy scalars would not go to JSON
     assert experiments.Config.from_results({"config": stored}) == cfg
     batch = tasks.local_sum(np.int64(2), np.int64(5), offsets=(np.int64(0), np.int8(2)))
     assert batch.inputs.shape == (2, 5)
@@ -94,21 +101,28 @@ def test_public_functions_accept_numpy_scalars():
     assert math.isclose(schedule(0), 1.0)
 
 
-@pytest.mark.parametrize("call,exc,message", [
-    (lambda: experiments.Config(lr=0), ValueError, "lr must be a positive finite number"),
-    (lambda: experiments.Config(lr="0.1"), TypeError, "lr must be a real number"),
-    (lambda: experiments.Config(steps=2.0), TypeError, "steps must be an integer"),
-    (lambda: experiments.Config(steps=0), ValueError, "steps must be a positive integer"),
-    (lambda: experiments.Config(seeds=(0, -1)), ValueError, r"seeds\[1\] must be a non-negative integer"),
-    (lambda: experiments.run(experiments.Config(), workers=1.5), TypeError, "workers must be an integer"),
-    (lambda: models.lr_schedule(10, float("inf")), ValueError, "lr must be a positive finite number"),
-    (lambda: models.lr_schedule(10, None), TypeError, "lr must be a real number"),
-    (lambda: models.TinyTransformer(10, position="rope").set_rope_scaling(
-        freqs=torch.ones(8, dtype=torch.float64), attention_factor=0), ValueError,
-     "attention_factor must be a positive finite number"),
-    (lambda: tasks.local_sum(2, 5, offsets=(0, "1")), TypeError, r"offsets\[1\] must be an integer"),
-    (lambda: tasks.local_sum(2, 5, offsets=(0, -3)), ValueError, r"offsets\[1\] must be a non-negative integer"),
-])
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (lambda: experiments.Config(lr=0), ValueError, "lr must be a positive finite number"),
+        (lambda: experiments.Config(lr="0.1"), TypeError, "lr must be a real number"),
+        (lambda: experiments.Config(steps=2.0), TypeError, "steps must be an integer"),
+        (lambda: experiments.Config(steps=0), ValueError, "steps must be a positive integer"),
+        (lambda: experiments.Config(seeds=(0, -1)), ValueError, r"seeds\[1\] must be a non-negative integer"),
+        (lambda: experiments.run(experiments.Config(), workers=1.5), TypeError, "workers must be an integer"),
+        (lambda: models.lr_schedule(10, float("inf")), ValueError, "lr must be a positive finite number"),
+        (lambda: models.lr_schedule(10, None), TypeError, "lr must be a real number"),
+        (
+            lambda: models.TinyTransformer(10, position="rope").set_rope_scaling(
+                freqs=torch.ones(8, dtype=torch.float64), attention_factor=0
+            ),
+            ValueError,
+            "attention_factor must be a positive finite number",
+        ),
+        (lambda: tasks.local_sum(2, 5, offsets=(0, "1")), TypeError, r"offsets\[1\] must be an integer"),
+        (lambda: tasks.local_sum(2, 5, offsets=(0, -3)), ValueError, r"offsets\[1\] must be a non-negative integer"),
+    ],
+)
 def test_public_functions_raise_type_error_for_a_type_and_value_error_for_a_value(call, exc, message):
     with pytest.raises(exc, match=message):
         call()

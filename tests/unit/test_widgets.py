@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
 pytest.importorskip("ipywidgets")
 
-from book import plots, widgets  # noqa: E402
-from book.demos import TinySelfAttention  # noqa: E402
+from book import plots, widgets
+from book.demos import TinySelfAttention
 
 TOKENS = ["나", "는", "너", "를", "사랑해"]
-
 
 
 @pytest.fixture
@@ -24,15 +19,14 @@ def model():
     return TinySelfAttention(sorted(TOKENS), d_model=8, seed=0)
 
 
-
 def test_order_explorer_redraws(model):
     from book.widgets import order_explorer
 
     box = order_explorer(model, TOKENS)
     order_text = box.children[0].children[0]
-    order_text.value = "4 3 2 1 0"          # a new order redraws without error
-    order_text.value = "0 0 1 2 3"          # a bad order is reported, not raised
-    box.children[0].children[1].click()     # Shuffle proposes a permutation
+    order_text.value = "4 3 2 1 0"  # a new order redraws without error
+    order_text.value = "0 0 1 2 3"  # a bad order is reported, not raised
+    box.children[0].children[1].click()  # Shuffle proposes a permutation
     assert sorted(map(int, order_text.value.split())) == list(range(5))
     plt.close("all")
 
@@ -43,17 +37,28 @@ def test_chapter_2_to_4_explorers_redraw(name):
     for row in box.children[:-1]:
         for control in row.children:
             if hasattr(control, "max") and isinstance(control.value, int):
-                control.value = control.max          # every slider at its end redraws
+                control.value = control.max  # every slider at its end redraws
     plt.close("all")
 
 
-@pytest.mark.parametrize("explorer, moves, draw, expected", [
-    ("pe_explorer", [(0, 0, 32), (0, 1, 100.0), (1, 1, 20)], "draw_pe_explorer",
-     {"d_model": 32, "base": 100.0, "dim": 20}),
-    ("rotation_explorer", [(0, 0, 7), (0, 1, -3)], "draw_rotation_explorer", {"pos": 7, "k": -3}),
-    ("fingerprint_explorer", [(0, 0, 16), (1, 0, 32), (1, 1, False)], "draw_fingerprint_explorer",
-     {"d_model": 16, "seq_len": 32, "cosine": False}),
-])
+@pytest.mark.parametrize(
+    "explorer, moves, draw, expected",
+    [
+        (
+            "pe_explorer",
+            [(0, 0, 32), (0, 1, 100.0), (1, 1, 20)],
+            "draw_pe_explorer",
+            {"d_model": 32, "base": 100.0, "dim": 20},
+        ),
+        ("rotation_explorer", [(0, 0, 7), (0, 1, -3)], "draw_rotation_explorer", {"pos": 7, "k": -3}),
+        (
+            "fingerprint_explorer",
+            [(0, 0, 16), (1, 0, 32), (1, 1, False)],
+            "draw_fingerprint_explorer",
+            {"d_model": 16, "seq_len": 32, "cosine": False},
+        ),
+    ],
+)
 def test_explorers_2_4_call_their_drawing(monkeypatch, explorer, moves, draw, expected):
     """Each control passes its value to the explorer's draw function."""
     calls = []
@@ -85,13 +90,13 @@ def test_explorers_5_7_redraw():
     plt.close("all")
 
 
-
 FAKE = {
     "config": {"task": "fibonacci", "train_len": 3},
-    "runs": {"rope": {"0": {"curve": [None, 1.0, 1.0, 0.5, 0.25]}, "1": {"curve": [None, 1.0, 0.5, 0.5, 0.5]}},
-             "alibi": {"0": {"curve": [None, 1.0, 1.0, 1.0, 0.75]}}},
+    "runs": {
+        "rope": {"0": {"curve": [None, 1.0, 1.0, 0.5, 0.25]}, "1": {"curve": [None, 1.0, 0.5, 0.5, 0.5]}},
+        "alibi": {"0": {"curve": [None, 1.0, 1.0, 1.0, 0.75]}},
+    },
 }
-
 
 
 def test_results_explorer_redraws():
@@ -99,11 +104,10 @@ def test_results_explorer_redraws():
     (_, style), picks = box.children[0].children, box.children[1].children
     style.value = "lines"
     for pick in picks:
-        pick.value = False                       # nothing picked: a message, no error
+        pick.value = False  # nothing picked: a message, no error
     with pytest.raises(ValueError, match="at least one task"):
         widgets.results_explorer({})
     plt.close("all")
-
 
 
 def test_scaling_explorer_redraws():
@@ -117,7 +121,7 @@ def test_scaling_explorer_redraws():
 def test_precision_explorer_redraws():
     box = widgets.precision_explorer()
     (dtype,), (width, base, longest) = (row.children for row in box.children[:2])
-    dtype.value = "float16"                  # every control redraws (the drawing is tested in test_plots.py)
+    dtype.value = "float16"  # every control redraws (the drawing is tested in tests/unit/plots/)
     dtype.value = "float32"
     longest.value = 2**10
     width.value, base.value = 32, 500000.0
@@ -135,25 +139,47 @@ def test_explorers_reject_bad_settings():
         widgets.scaling_explorer(d_model=2)
 
 
-@pytest.mark.parametrize("explorer, args, moves, draw, expected", [
-    ("learned_table_explorer", lambda: ({0: torch.randn(12, 8), 10: torch.randn(12, 8)},), [(0, 0, 0)],
-     "draw_learned_table_explorer", {"step": 0}),
-    ("rope_explorer", lambda: tuple(torch.randn(2, 16)), [(0, 0, 9), (0, 1, 4), (0, 2, 7)],
-     "draw_rope_explorer", {"m": 9, "n": 4, "pair": 7}),
-    ("alibi_explorer", lambda: (), [(0, 0, 12), (0, 1, 12), (0, 2, 8)],
-     "draw_alibi_explorer", {"n_heads": 12, "head": 12, "seq_len": 8}),
-    ("precision_explorer", lambda: (), [(0, 0, "float16"), (1, 0, 32), (1, 2, 2**10)],
-     "draw_precision_explorer", {"dtype": "float16", "d_model": 32, "longest": 2**10}),
-])
+@pytest.mark.parametrize(
+    "explorer, args, moves, draw, expected",
+    [
+        (
+            "learned_table_explorer",
+            lambda: ({0: torch.randn(12, 8), 10: torch.randn(12, 8)},),
+            [(0, 0, 0)],
+            "draw_learned_table_explorer",
+            {"step": 0},
+        ),
+        (
+            "rope_explorer",
+            lambda: tuple(torch.randn(2, 16)),
+            [(0, 0, 9), (0, 1, 4), (0, 2, 7)],
+            "draw_rope_explorer",
+            {"m": 9, "n": 4, "pair": 7},
+        ),
+        (
+            "alibi_explorer",
+            lambda: (),
+            [(0, 0, 12), (0, 1, 12), (0, 2, 8)],
+            "draw_alibi_explorer",
+            {"n_heads": 12, "head": 12, "seq_len": 8},
+        ),
+        (
+            "precision_explorer",
+            lambda: (),
+            [(0, 0, "float16"), (1, 0, 32), (1, 2, 2**10)],
+            "draw_precision_explorer",
+            {"dtype": "float16", "d_model": 32, "longest": 2**10},
+        ),
+    ],
+)
 def test_explorers_5_10_call_their_drawing(monkeypatch, explorer, args, moves, draw, expected):
     """Each control passes its value to the explorer's draw function (and nothing else draws)."""
     calls = []
     real = getattr(plots, draw)
     monkeypatch.setattr(widgets, draw, lambda *a, **kw: calls.append(kw) or real(*a, **kw))
     box = getattr(widgets, explorer)(*args())
-    assert len(calls) == 1                               # drawn once on display
+    assert len(calls) == 1  # drawn once on display
     for row, col, value in moves:
         box.children[row].children[col].value = value
     assert {k: calls[-1][k] for k in expected} == expected
     plt.close("all")
-

@@ -13,6 +13,7 @@ from book import encodings as enc
 # ---------------------------------------------------------------- references
 def reference_press_slopes(n: int) -> list[float]:
     """Press et al.'s recursive rule, written from the paper's description."""
+
     def pow2(m):
         start = 2 ** (-(2 ** -(math.log2(m) - 3)))
         return [start * start**i for i in range(m)]

@@ -32,7 +32,11 @@ def test_learned_embedding_out_of_range_names_max_len(bad):
 # ---------------------------------------------------------------- bad input
 BAD_INPUTS = [
     (lambda: enc.LearnedPositionalEmbedding(0, 8), ValueError, "max_len must be a positive integer"),
-    (lambda: enc.LearnedPositionalEmbedding(8, 8)(torch.tensor([0.0, 1.0])), TypeError, "positions must have an integer dtype"),
+    (
+        lambda: enc.LearnedPositionalEmbedding(8, 8)(torch.tensor([0.0, 1.0])),
+        TypeError,
+        "positions must have an integer dtype",
+    ),
     (lambda: enc.LearnedPositionalEmbedding(8, 8)([0, 1]), TypeError, "positions must be a torch.Tensor"),
 ]
 

@@ -30,7 +30,7 @@ def test_non_finite_positions_raise_naming_positions(name, call, bad):
     """A NaN or infinite position raises a ValueError naming the positions (no NaN outputs)."""
     with pytest.raises(ValueError, match=r"position.* must be finite \(no NaN or infinity\), got"):
         call(torch.tensor([0.0, bad, 2.0]))
-    if name.startswith("sinusoidal_at"):   # a plain sequence of floats too
+    if name.startswith("sinusoidal_at"):  # a plain sequence of floats too
         with pytest.raises(ValueError, match="positions must be finite"):
             call([0.0, bad, 2.0])
 

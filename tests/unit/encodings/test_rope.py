@@ -94,7 +94,9 @@ def test_rope_explicit_positions_offsets_gaps_and_batches():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seq_len=st.integers(1, 40), d=EVEN_D, seed=st.integers(0, 2**16), layout=st.sampled_from(["interleaved", "half"]))
+@given(
+    seq_len=st.integers(1, 40), d=EVEN_D, seed=st.integers(0, 2**16), layout=st.sampled_from(["interleaved", "half"])
+)
 def test_rope_preserves_norms(seq_len, d, seed, layout):
     x = torch.randn(2, seq_len, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
     y = enc.apply_rope(x, layout=layout)
@@ -103,8 +105,13 @@ def test_rope_preserves_norms(seq_len, d, seed, layout):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    d=EVEN_D, m=st.integers(0, 5000), n=st.integers(0, 5000), shift=st.integers(-5000, 5000),
-    seed=st.integers(0, 2**16), layout=st.sampled_from(["interleaved", "half"]), base=BASES,
+    d=EVEN_D,
+    m=st.integers(0, 5000),
+    n=st.integers(0, 5000),
+    shift=st.integers(-5000, 5000),
+    seed=st.integers(0, 2**16),
+    layout=st.sampled_from(["interleaved", "half"]),
+    base=BASES,
 )
 def test_rope_score_depends_only_on_offset(d, m, n, shift, seed, layout, base):
     """The same q and k, both shifted by the same amount, give the same score."""
@@ -117,7 +124,6 @@ def test_rope_score_depends_only_on_offset(d, m, n, shift, seed, layout, base):
         return (rq * rk).sum()
 
     torch.testing.assert_close(score(m + shift, n + shift), score(m, n), atol=1e-9 * d, rtol=1e-9)
-
 
 
 # ---------------------------------------------------------------- RoPE pairings
@@ -150,15 +156,18 @@ def test_rope_layout_permutation_one_head_is_layout_permutation():
     assert torch.equal(enc.rope_layout_permutation(8), enc.layout_permutation(8))
     assert enc.rope_layout_permutation(8, 2).tolist() == [0, 2, 1, 3, 4, 6, 5, 7]
 
+
 # ---------------------------------------------------------------- fast RoPE forms
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
 def test_cached_rope_equals_reference(layout):
     x = torch.randn(2, 3, 17, 32, dtype=torch.float64)
     cos, sin = enc.rope_cos_sin(torch.arange(17), 32, dtype=torch.float64)
     torch.testing.assert_close(enc.apply_rope_cached(x, cos, sin, layout=layout), enc.apply_rope(x, layout=layout))
-    cos32, sin32 = enc.rope_cos_sin(torch.arange(100), 32)        # a cache longer than needed
-    torch.testing.assert_close(enc.apply_rope_cached(x.float(), cos32[:17], sin32[:17], layout=layout),
-                               enc.apply_rope(x.float(), layout=layout))
+    cos32, sin32 = enc.rope_cos_sin(torch.arange(100), 32)  # a cache longer than needed
+    torch.testing.assert_close(
+        enc.apply_rope_cached(x.float(), cos32[:17], sin32[:17], layout=layout),
+        enc.apply_rope(x.float(), layout=layout),
+    )
 
 
 def test_rotate_half_form_by_hand():
@@ -179,15 +188,16 @@ def test_complex_rope_equals_reference(dtype, cdtype):
     torch.testing.assert_close(enc.apply_rope_complex(x, cis_cache[10:43]), enc.apply_rope(x, pos))
 
 
-
 @pytest.mark.parametrize("layout", ["heads transposed", "odd offset", "stride 2", "contiguous"])
 def test_complex_rope_any_memory_layout(layout):
     """The no-copy complex view and the copying fallback give the same result."""
     base = torch.randn(2, 9, 3, 34, generator=torch.Generator().manual_seed(0))
-    x = {"heads transposed": base[..., :16].transpose(1, 2),   # (B, H, n, d) view of (B, n, H, d)
-         "odd offset": base[..., 1:17].transpose(1, 2),
-         "stride 2": base[..., ::2][..., :16].transpose(1, 2),
-         "contiguous": base[..., :16].transpose(1, 2).contiguous()}[layout]
+    x = {
+        "heads transposed": base[..., :16].transpose(1, 2),  # (B, H, n, d) view of (B, n, H, d)
+        "odd offset": base[..., 1:17].transpose(1, 2),
+        "stride 2": base[..., ::2][..., :16].transpose(1, 2),
+        "contiguous": base[..., :16].transpose(1, 2).contiguous(),
+    }[layout]
     cis = enc.rope_cis(torch.arange(9), 16)
     got = enc.apply_rope_complex(x, cis)
     assert got.shape == x.shape and got.dtype == x.dtype
@@ -196,15 +206,21 @@ def test_complex_rope_any_memory_layout(layout):
 
 
 FAST_BAD_INPUTS = [
-    (lambda: enc.apply_rope_complex(torch.randn(4, 8, dtype=torch.bfloat16), enc.rope_cis(range(4), 8)),
-     TypeError, "x must be float32 or float64"),
+    (
+        lambda: enc.apply_rope_complex(torch.randn(4, 8, dtype=torch.bfloat16), enc.rope_cis(range(4), 8)),
+        TypeError,
+        "x must be float32 or float64",
+    ),
     (lambda: enc.apply_rope_complex(torch.randn(4, 8), torch.randn(4, 4)), TypeError, "cis must be a complex"),
     (lambda: enc.apply_rope_complex(torch.randn(4, 8), enc.rope_cis(range(5), 8)), ValueError, "cis of shape"),
     (lambda: enc.apply_rope_complex(torch.randn(4, 7), enc.rope_cis(range(4), 8)), ValueError, "must be even"),
     (lambda: enc.rope_cis(range(4), 8, dtype=torch.float32), TypeError, "dtype must be torch.complex64"),
     (lambda: enc.rope_cis(range(4), 8, freqs=torch.ones(3)), ValueError, r"freqs must have shape \(d/2,\) = \(4,\)"),
-    (lambda: enc.apply_rope_cached(torch.randn(4, 8), torch.ones(4, 3), torch.ones(4, 3)), ValueError,
-     "cos must be a tensor ending in d/2 = 4"),
+    (
+        lambda: enc.apply_rope_cached(torch.randn(4, 8), torch.ones(4, 3), torch.ones(4, 3)),
+        ValueError,
+        "cos must be a tensor ending in d/2 = 4",
+    ),
     (lambda: enc.rope_cos_sin(range(4), 8, dtype=torch.int32), TypeError, "dtype must be a floating-point"),
 ]
 
@@ -223,7 +239,7 @@ def test_complex_rope_into_a_buffer_and_in_place():
     assert enc.apply_rope_complex(x, cis, out=y) is y
     torch.testing.assert_close(y, want)
     z = x.clone()
-    enc.apply_rope_complex(z, cis, out=z)                 # in place
+    enc.apply_rope_complex(z, cis, out=z)  # in place
     torch.testing.assert_close(z, want)
     with pytest.raises(ValueError, match="out must be a contiguous tensor"):
         enc.apply_rope_complex(x, cis, out=torch.empty(3, 10, 8))
@@ -235,9 +251,17 @@ BAD_INPUTS = [
     (lambda: enc.apply_rope(torch.randn(8)), ValueError, "x must have at least 2 dimensions"),
     (lambda: enc.apply_rope(torch.ones(4, 8, dtype=torch.long)), TypeError, "x must have a floating-point dtype"),
     (lambda: enc.apply_rope([[1.0, 2.0]]), TypeError, "x must be a torch.Tensor"),
-    (lambda: enc.apply_rope(torch.randn(4, 8), torch.arange(5)), ValueError, "positions must end in the sequence length 4"),
+    (
+        lambda: enc.apply_rope(torch.randn(4, 8), torch.arange(5)),
+        ValueError,
+        "positions must end in the sequence length 4",
+    ),
     (lambda: enc.apply_rope(torch.randn(2, 4, 8), torch.zeros(3, 4)), ValueError, "must broadcast to x.shape"),
-    (lambda: enc.apply_rope(torch.randn(4, 8), layout="concat"), ValueError, "layout must be one of 'interleaved', 'half'"),
+    (
+        lambda: enc.apply_rope(torch.randn(4, 8), layout="concat"),
+        ValueError,
+        "layout must be one of 'interleaved', 'half'",
+    ),
     (lambda: enc.rope_layout_permutation(12, 4), ValueError, "whole even head width"),
     (lambda: enc.rope_layout_permutation(12, 5), ValueError, "whole even head width"),
     (lambda: enc.rope_layout_permutation(12, 0), ValueError, "n_heads must be a positive integer"),

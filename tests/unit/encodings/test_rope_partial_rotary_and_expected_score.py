@@ -16,9 +16,11 @@ def test_partial_rope_equals_gpt_neox(head, factor, base):
     from transformers import GPTNeoXConfig
     from transformers.models.gpt_neox import modeling_gpt_neox as neox
 
-    cfg = GPTNeoXConfig(hidden_size=2 * head, num_attention_heads=2,
-                        rope_parameters={"rope_type": "default", "rope_theta": base,
-                                         "partial_rotary_factor": factor})
+    cfg = GPTNeoXConfig(
+        hidden_size=2 * head,
+        num_attention_heads=2,
+        rope_parameters={"rope_type": "default", "rope_theta": base, "partial_rotary_factor": factor},
+    )
     rotary = neox.GPTNeoXRotaryEmbedding(cfg)
     pos_ids = torch.arange(7)[None] + 40
     cos, sin = rotary(torch.ones(1, dtype=torch.float64), pos_ids)
@@ -28,7 +30,7 @@ def test_partial_rope_equals_gpt_neox(head, factor, base):
     r = int(head * factor)
     q_us = apply_partial_rope(q, pos_ids, rotary_dim=r, base=base, layout="half")
     k_us = apply_partial_rope(k, pos_ids, rotary_dim=r, base=base, layout="half")
-    torch.testing.assert_close(q_us, q_hf, atol=1e-4, rtol=0)   # transformers: float32 angles
+    torch.testing.assert_close(q_us, q_hf, atol=1e-4, rtol=0)  # transformers: float32 angles
     torch.testing.assert_close(k_us, k_hf, atol=1e-4, rtol=0)
     assert not torch.allclose(q_us, q, atol=1e-3)
     torch.testing.assert_close(q_us[..., r:], q[..., r:], atol=0, rtol=0)  # passed through
@@ -41,7 +43,7 @@ def test_partial_rope_full_width_is_apply_rope_and_score_splits():
     qs = apply_partial_rope(q.expand(3, 12), torch.tensor([9, 19, 29]), rotary_dim=4)
     ks = apply_partial_rope(k.expand(3, 12), torch.tensor([2, 12, 22]), rotary_dim=4)
     scores = (qs * ks).sum(-1)
-    torch.testing.assert_close(scores, scores[:1].expand(3))           # relative
+    torch.testing.assert_close(scores, scores[:1].expand(3))  # relative
     assert not torch.allclose(apply_partial_rope(x, rotary_dim=4)[:, :4], x[:, :4])
 
 
@@ -54,9 +56,8 @@ def test_partial_rope_rejects_bad_rotary_dim(bad, err):
 def test_expected_score_closed_form_and_monte_carlo():
     d, offsets = 16, torch.arange(0, 60, 7)
     th = encodings.frequencies(d)
-    torch.testing.assert_close(rope_expected_score(offsets, d),
-                               2 * torch.cos(offsets[:, None].double() * th).sum(-1))
-    assert rope_expected_score(torch.tensor([0]), d).item() == d      # 2 * d/2 pairs
+    torch.testing.assert_close(rope_expected_score(offsets, d), 2 * torch.cos(offsets[:, None].double() * th).sum(-1))
+    assert rope_expected_score(torch.tensor([0]), d).item() == d  # 2 * d/2 pairs
     assert (rope_expected_score(offsets, d, correlation=0.0) == 0).all()
     g = torch.Generator().manual_seed(0)
     q = torch.randn(20000, d, dtype=torch.float64, generator=g)

@@ -31,12 +31,11 @@ def reference_sinusoidal(seq_len: int, d: int, base: float = 10000.0) -> torch.T
     return torch.tensor(rows, dtype=torch.float64)
 
 
-
 # ---------------------------------------------------------------- frequencies
 def test_frequencies_formula_and_range():
     w = enc.frequencies(8)
     assert w.dtype == torch.float64 and w.shape == (4,)
-    torch.testing.assert_close(w, torch.tensor([1.0, 10000 ** -0.25, 10000 ** -0.5, 10000 ** -0.75], dtype=torch.float64))
+    torch.testing.assert_close(w, torch.tensor([1.0, 10000**-0.25, 10000**-0.5, 10000**-0.75], dtype=torch.float64))
     # Wavelengths 2*pi/w grow geometrically from 2*pi towards base*2*pi.
     wl = 2 * math.pi / enc.frequencies(512)
     assert wl[0] == pytest.approx(2 * math.pi)
@@ -45,8 +44,9 @@ def test_frequencies_formula_and_range():
     torch.testing.assert_close(ratios, torch.full_like(ratios, 10000 ** (2 / 512)))
 
 
-def reference_timing_signal_1d(length: int, channels: int, min_timescale: float = 1.0,
-                               max_timescale: float = 1.0e4) -> np.ndarray:
+def reference_timing_signal_1d(
+    length: int, channels: int, min_timescale: float = 1.0, max_timescale: float = 1.0e4
+) -> np.ndarray:
     """tensor2tensor's ``get_timing_signal_1d`` (tensor2tensor/layers/common_attention.py),
     its published formula written out in NumPy float64, without the leading batch axis:
 
@@ -72,11 +72,13 @@ def test_frequencies_spacing_rejects_unknown_and_keeps_default(spacing):
 
 def test_tensor2tensor_spacing_formula_and_slowest_wavelength():
     # w_i = base^(-i/(d/2 - 1)): for d = 8, exponents 0, 1/3, 2/3, 1.
-    torch.testing.assert_close(enc.frequencies(8, spacing="tensor2tensor"),
-                               torch.tensor([1.0, 1e4 ** (-1 / 3), 1e4 ** (-2 / 3), 1e-4], dtype=torch.float64))
+    torch.testing.assert_close(
+        enc.frequencies(8, spacing="tensor2tensor"),
+        torch.tensor([1.0, 1e4 ** (-1 / 3), 1e4 ** (-2 / 3), 1e-4], dtype=torch.float64),
+    )
     for d, base in [(4, 10000.0), (64, 10000.0), (512, 500000.0)]:
         slowest = 2 * math.pi / float(enc.frequencies(d, base=base, spacing="tensor2tensor")[-1])
-        assert slowest == pytest.approx(2 * math.pi * base, rel=1e-12)            # exactly 2*pi*base
+        assert slowest == pytest.approx(2 * math.pi * base, rel=1e-12)  # exactly 2*pi*base
         assert 2 * math.pi / float(enc.frequencies(d, base=base)[-1]) < 0.99 * slowest  # the paper's: below
     # d = 2: tensor2tensor divides by max(d/2 - 1, 1) = 1, and exp(0) = 1.
     assert enc.frequencies(2, spacing="tensor2tensor").tolist() == [1.0]
@@ -88,8 +90,9 @@ def test_tensor2tensor_table_matches_get_timing_signal_1d(length, channels):
     ours = enc.sinusoidal(length, channels, layout="concat", spacing="tensor2tensor")
     assert ours.shape == (length, channels) and ours.dtype == torch.float32
     torch.testing.assert_close(ours, ref.float(), atol=1e-6, rtol=0)
-    at = enc.sinusoidal_at(torch.arange(length), channels, layout="concat", spacing="tensor2tensor",
-                           dtype=torch.float64)
+    at = enc.sinusoidal_at(
+        torch.arange(length), channels, layout="concat", spacing="tensor2tensor", dtype=torch.float64
+    )
     torch.testing.assert_close(at, ref, atol=1e-12, rtol=0)
 
 
@@ -105,7 +108,7 @@ def test_tensor2tensor_table_is_not_a_permutation_of_the_papers(d):
     paper = enc.sinusoidal(200, d, layout="concat")
     t2t = enc.sinusoidal(200, d, layout="concat", spacing="tensor2tensor")
     gap = (paper.sort(dim=1).values - t2t.sort(dim=1).values).abs().amax(dim=1)
-    assert (gap[1:] > 1e-3).all() and gap[0] == 0      # position 0 is [0 .. 0 | 1 .. 1] in both
+    assert (gap[1:] > 1e-3).all() and gap[0] == 0  # position 0 is [0 .. 0 | 1 .. 1] in both
     # The layout permutation still links the two layouts within one spacing.
     perm = enc.layout_permutation(d)
     inter = enc.sinusoidal(200, d, spacing="tensor2tensor")
@@ -186,15 +189,15 @@ def test_rotation_matrix_blocks_and_group_laws():
     c, s = math.cos(3 * float(w[1])), math.sin(3 * float(w[1]))
     torch.testing.assert_close(m[2:4, 2:4], torch.tensor([[c, s], [-s, c]], dtype=torch.float64))
     assert torch.all(m[:2, 2:] == 0) and torch.all(m[2:, :2] == 0)
-    torch.testing.assert_close(m @ m.T, torch.eye(6, dtype=torch.float64))                   # orthogonal
-    torch.testing.assert_close(enc.rotation_matrix(-3, 6), m.T)                             # inverse
+    torch.testing.assert_close(m @ m.T, torch.eye(6, dtype=torch.float64))  # orthogonal
+    torch.testing.assert_close(enc.rotation_matrix(-3, 6), m.T)  # inverse
     torch.testing.assert_close(enc.rotation_matrix(2, 6) @ enc.rotation_matrix(5, 6), enc.rotation_matrix(7, 6))
     torch.testing.assert_close(enc.rotation_matrix(0, 6), torch.eye(6, dtype=torch.float64))
     assert enc.rotation_matrix(1.5, 4, dtype=torch.float32).dtype == torch.float32
     assert enc.rotation_matrix(torch.tensor(2), 4).shape == (4, 4)
     import numpy as np  # offsets from NumPy are real numbers too
-    torch.testing.assert_close(enc.rotation_matrix(np.int64(3), 6), m)
 
+    torch.testing.assert_close(enc.rotation_matrix(np.int64(3), 6), m)
 
 
 # ---------------------------------------------------------------- bad input

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from book import encodings
-from book.encodings.sinusoidal import cosine_integral, dot_by_offset, shift_fit_residual, step_norm_squared
+from book.encodings.sinusoidal_geometry import cosine_integral, dot_by_offset, shift_fit_residual, step_norm_squared
 
 
 @pytest.mark.parametrize("d_model,base", [(2, 10000.0), (16, 10000.0), (64, 10000.0), (128, 100.0)])
@@ -44,7 +44,7 @@ def test_full_encoding_has_an_exact_shift_matrix_and_sines_alone_do_not():
     for k in (1, 5, -3):
         assert shift_fit_residual(k, 32) < 1e-10
         assert shift_fit_residual(k, 32, sines_only=True) > 0.1
-    assert shift_fit_residual(0, 32, sines_only=True) < 1e-10      # no shift: B = I
+    assert shift_fit_residual(0, 32, sines_only=True) < 1e-10  # no shift: B = I
 
 
 def test_shift_fit_residual_matches_the_rotation_matrix():
@@ -65,7 +65,7 @@ def test_sine_only_residual_is_solver_independent_on_the_default_window():
     for driver in ("gelsd", "gelsy", "gels"):
         b = torch.linalg.lstsq(x, y, driver=driver).solution
         assert math.isclose(float((x @ b - y).norm() / y.norm()), right, rel_tol=1e-10)
-    b = torch.linalg.solve(x.T @ x, x.T @ y)                       # normal equations
+    b = torch.linalg.solve(x.T @ x, x.T @ y)  # normal equations
     assert math.isclose(float((x @ b - y).norm() / y.norm()), right, rel_tol=1e-10)
 
 
@@ -88,7 +88,7 @@ def test_sine_only_residual_refuses_an_ill_conditioned_window():
     # 256 positions at d = 32: condition number ~2e17, the "best" matrix is the solver's rounding.
     with pytest.raises(ValueError, match="n_positions=256 is too short a window"):
         shift_fit_residual(3, 32, n_positions=256, sines_only=True)
-    assert shift_fit_residual(3, 32, n_positions=256) < 1e-10      # the full table is exact at any window
+    assert shift_fit_residual(3, 32, n_positions=256) < 1e-10  # the full table is exact at any window
 
 
 def test_shift_fit_residual_rejects_bad_input():

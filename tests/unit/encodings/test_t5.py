@@ -66,7 +66,6 @@ def test_t5_bucket_is_monotone_in_distance_and_keeps_shape():
     assert torch.all(back.flatten().diff() >= 0)
 
 
-
 # ---------------------------------------------------------------- bad input
 BAD_INPUTS = [
     (lambda: enc.t5_relative_bucket(torch.tensor([1.5])), TypeError, "relative_position must have an integer dtype"),

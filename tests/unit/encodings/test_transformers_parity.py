@@ -37,8 +37,9 @@ from transformers.models.t5 import modeling_t5  # noqa: E402
 # ---------------------------------------------------------------- RoPE (Llama)
 def hf_inv_freq(head_dim: int, base: float) -> torch.Tensor:
     """transformers' default RoPE frequencies, from its own function and a config."""
-    config = LlamaConfig(hidden_size=head_dim, num_attention_heads=1,
-                         rope_parameters={"rope_type": "default", "rope_theta": base})
+    config = LlamaConfig(
+        hidden_size=head_dim, num_attention_heads=1, rope_parameters={"rope_type": "default", "rope_theta": base}
+    )
     inv_freq, attention_factor = modeling_llama.LlamaRotaryEmbedding.compute_default_rope_parameters(config)
     assert attention_factor == 1.0
     return inv_freq
@@ -46,8 +47,9 @@ def hf_inv_freq(head_dim: int, base: float) -> torch.Tensor:
 
 def hf_cos_sin(position_ids: torch.Tensor, head_dim: int, base: float) -> tuple[torch.Tensor, torch.Tensor]:
     """cos and sin from transformers' own ``LlamaRotaryEmbedding`` (float32, halves duplicated)."""
-    config = LlamaConfig(hidden_size=head_dim, num_attention_heads=1,
-                         rope_parameters={"rope_type": "default", "rope_theta": base})
+    config = LlamaConfig(
+        hidden_size=head_dim, num_attention_heads=1, rope_parameters={"rope_type": "default", "rope_theta": base}
+    )
     rotary = modeling_llama.LlamaRotaryEmbedding(config)
     return rotary(torch.ones(1, dtype=torch.float32), position_ids)
 
@@ -64,11 +66,10 @@ def test_rope_half_layout_equals_llama_apply_rotary_pos_emb_with_offsets(head_di
     q, k = torch.randn(2, batch, heads, seq, head_dim, generator=gen)
     # One row of positions per sequence: no offset, an offset of 37 (a cache),
     # and gaps (packed or left-padded inputs).
-    position_ids = torch.stack([torch.arange(seq), torch.arange(seq) + 37,
-                                torch.tensor([0, 2, 3, 9, 10, 50, 90])])
+    position_ids = torch.stack([torch.arange(seq), torch.arange(seq) + 37, torch.tensor([0, 2, 3, 9, 10, 50, 90])])
     cos, sin = hf_cos_sin(position_ids, head_dim, base)
-    hf_q, hf_k = modeling_llama.apply_rotary_pos_emb(q, k, cos, sin)          # unsqueeze_dim=1: heads
-    pos = position_ids[:, None, :]                                              # (batch, 1, seq)
+    hf_q, hf_k = modeling_llama.apply_rotary_pos_emb(q, k, cos, sin)  # unsqueeze_dim=1: heads
+    pos = position_ids[:, None, :]  # (batch, 1, seq)
     ours_q = enc.apply_rope(q, pos, base=base, layout="half")
     ours_k = enc.apply_rope(k, pos, base=base, layout="half")
     # float32 angles in transformers, float64 in book: agree to float32 rounding of p * w.
@@ -83,7 +84,7 @@ def test_rope_interleaved_equals_llama_after_the_weight_permutation():
     gen = torch.Generator().manual_seed(1)
     n_heads, head, seq = 4, 16, 9
     x = torch.randn(seq, 32, generator=gen)
-    wq, wk = torch.randn(2, n_heads * head, 32, generator=gen) / 32 ** 0.5
+    wq, wk = torch.randn(2, n_heads * head, 32, generator=gen) / 32**0.5
     rows = enc.rope_layout_permutation(n_heads * head, n_heads)
 
     def heads(t):  # (seq, n_heads * head) -> (1, n_heads, seq, head)
@@ -94,8 +95,7 @@ def test_rope_interleaved_equals_llama_after_the_weight_permutation():
     hf_q, hf_k = modeling_llama.apply_rotary_pos_emb(heads(x @ wq[rows].T), heads(x @ wk[rows].T), cos, sin)
     ours_q = enc.apply_rope(heads(x @ wq.T), position_ids)
     ours_k = enc.apply_rope(heads(x @ wk.T), position_ids)
-    torch.testing.assert_close(ours_q @ ours_k.transpose(-1, -2), hf_q @ hf_k.transpose(-1, -2),
-                               atol=1e-4, rtol=1e-5)
+    torch.testing.assert_close(ours_q @ ours_k.transpose(-1, -2), hf_q @ hf_k.transpose(-1, -2), atol=1e-4, rtol=1e-5)
     perm = enc.rope_layout_permutation(head)
     torch.testing.assert_close(ours_q[..., perm], hf_q, atol=2e-5, rtol=0)
     hf_unpermuted, _ = modeling_llama.apply_rotary_pos_emb(heads(x @ wq.T), heads(x @ wk.T), cos, sin)
@@ -108,18 +108,19 @@ def test_rope_interleaved_equals_llama_after_the_weight_permutation():
 def test_t5_buckets_equal_transformers(bidirectional, num_buckets, max_distance):
     rel = torch.arange(-3000, 3001)
     hf = modeling_t5.T5Attention._relative_position_bucket(
-        rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
-    ours = enc.t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets,
-                                  max_distance=max_distance)
+        rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    ours = enc.t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
     assert torch.equal(ours, hf.long())
     # A query-key matrix (key minus query), as T5Attention.compute_bias forms it.
     pos = torch.arange(40)
     matrix = pos[None, :] - pos[:, None]
-    assert torch.equal(enc.t5_relative_bucket(matrix, bidirectional=bidirectional, num_buckets=num_buckets,
-                                              max_distance=max_distance),
-                       modeling_t5.T5Attention._relative_position_bucket(
-                           matrix, bidirectional=bidirectional, num_buckets=num_buckets,
-                           max_distance=max_distance).long())
+    assert torch.equal(
+        enc.t5_relative_bucket(matrix, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance),
+        modeling_t5.T5Attention._relative_position_bucket(
+            matrix, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+        ).long(),
+    )
 
 
 @pytest.mark.parametrize("bidirectional,last,start", [(True, 15, 91), (False, 31, 113)])
@@ -132,12 +133,18 @@ def test_t5_last_bucket_starts_at_91_and_113_in_transformers(bidirectional, last
 def test_t5_has_one_relative_bias_table_per_stack():
     """A T5 model built from a config (no download) holds two tables of buckets x heads:
     one in the encoder's first block, one in the decoder's: 768 numbers for T5's 32 x 12."""
-    config = modeling_t5.T5Config(vocab_size=10, d_model=8, d_kv=4, d_ff=16, num_layers=3, num_heads=12,
-                                  relative_attention_num_buckets=32)
-    tables = {name: p for name, p in modeling_t5.T5Model(config).named_parameters()
-              if name.endswith("relative_attention_bias.weight")}
-    assert sorted(tables) == ["decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
-                              "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"]
+    config = modeling_t5.T5Config(
+        vocab_size=10, d_model=8, d_kv=4, d_ff=16, num_layers=3, num_heads=12, relative_attention_num_buckets=32
+    )
+    tables = {
+        name: p
+        for name, p in modeling_t5.T5Model(config).named_parameters()
+        if name.endswith("relative_attention_bias.weight")
+    }
+    assert sorted(tables) == [
+        "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+        "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+    ]
     assert all(p.shape == (32, 12) for p in tables.values())
     assert sum(p.numel() for p in tables.values()) == 768
 
@@ -147,19 +154,20 @@ def test_t5_has_one_relative_bias_table_per_stack():
 def test_alibi_equals_bloom_build_alibi_tensor(n_heads):
     seq = 12
     bloom = modeling_bloom.build_alibi_tensor(torch.ones(1, seq, dtype=torch.long), n_heads, torch.float32)
-    bloom = bloom.reshape(n_heads, seq)                      # (heads, key j): +m_h * j
+    bloom = bloom.reshape(n_heads, seq)  # (heads, key j): +m_h * j
     slopes = enc.alibi_slopes(n_heads)
     torch.testing.assert_close(slopes, bloom[:, 1])
     torch.testing.assert_close(bloom, slopes[:, None] * torch.arange(seq))
     # book: -m_h |i - j|. Causal part: equal to BLOOM's row minus m_h * i.
     ours = enc.alibi_bias(n_heads, seq)
-    shifted = bloom[:, None, :] - bloom[:, :, None]          # m_h * j - m_h * i
+    shifted = bloom[:, None, :] - bloom[:, :, None]  # m_h * j - m_h * i
     causal = torch.ones(seq, seq).tril().bool()
     torch.testing.assert_close(ours[:, causal], shifted[:, causal])
     # Hence the same attention weights under a causal mask, for any scores.
     scores = torch.randn(n_heads, seq, seq, generator=torch.Generator().manual_seed(n_heads))
     mask = torch.zeros(seq, seq).masked_fill(~causal, float("-inf"))
-    torch.testing.assert_close(torch.softmax(scores + ours + mask, -1),
-                               torch.softmax(scores + bloom[:, None, :] + mask, -1))
+    torch.testing.assert_close(
+        torch.softmax(scores + ours + mask, -1), torch.softmax(scores + bloom[:, None, :] + mask, -1)
+    )
     # The conventions differ entrywise (only the softmax sees them as equal).
     assert not torch.allclose(ours[:, causal], bloom[:, None, :].expand(-1, seq, -1)[:, causal])

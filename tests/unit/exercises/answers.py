@@ -7,14 +7,44 @@ import pytest
 import torch
 
 #: Odd answers for the checks of chapters 1 to 7: each gets a hint and ``False``.
-BAD_ANSWERS = [float("nan"), float("inf"), -float("inf"), "abc", "63", None, [1, 2], [[1, [2]], [3]],
-               torch.tensor(float("nan")), torch.full((4, 4), float("nan")), torch.full((2, 2), float("inf")),
-               torch.full((32, 32), float("nan")), torch.zeros(3, 3, 3), 1 + 2j, object(),
-               np.array(float("nan")), np.array("63"), np.array(None), np.array(1 + 2j)]
+BAD_ANSWERS = [
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    "abc",
+    "63",
+    None,
+    [1, 2],
+    [[1, [2]], [3]],
+    torch.tensor(float("nan")),
+    torch.full((4, 4), float("nan")),
+    torch.full((2, 2), float("inf")),
+    torch.full((32, 32), float("nan")),
+    torch.zeros(3, 3, 3),
+    1 + 2j,
+    object(),
+    np.array(float("nan")),
+    np.array("63"),
+    np.array(None),
+    np.array(1 + 2j),
+]
 
 #: Odd answers for the checks of chapters 8 and 9.
-ODD_ANSWERS = [float("nan"), float("inf"), -float("inf"), "abc", None, [1, 2, 3], torch.zeros(3, 3), {"a": 1},
-               (float("nan"), float("inf")), [[1], [2, 3]], 2.5, torch.tensor(float("nan")), object()]
+ODD_ANSWERS = [
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    "abc",
+    None,
+    [1, 2, 3],
+    torch.zeros(3, 3),
+    {"a": 1},
+    (float("nan"), float("inf")),
+    [[1], [2, 3]],
+    2.5,
+    torch.tensor(float("nan")),
+    object(),
+]
 
 
 def verdict(capsys, call):

@@ -36,14 +36,14 @@ def test_permutation_matrix_check_refuses_complex_entries(capsys, make):
 
 
 def test_permutation_matrix_check_accepts_equivalent_answers(capsys):
-    perm = torch.eye(4, dtype=torch.float32)[[2, 0, 3, 1]] * (1 - 1e-8)       # float rounding of 1
+    perm = torch.eye(4, dtype=torch.float32)[[2, 0, 3, 1]] * (1 - 1e-8)  # float rounding of 1
     assert exercises.check_permutation_matrix(perm, [2, 0, 3, 1])
     assert exercises.check_permutation_matrix(torch.eye(4, dtype=torch.bool)[[2, 0, 3, 1]], [2, 0, 3, 1])
     capsys.readouterr()
 
 
 CHECKS = {
-    'permutation': lambda a: exercises.check_permutation_matrix(a, [2, 0, 3, 1]),
+    "permutation": lambda a: exercises.check_permutation_matrix(a, [2, 0, 3, 1]),
 }
 
 

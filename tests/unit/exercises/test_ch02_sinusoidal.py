@@ -38,7 +38,7 @@ def test_wavelength_check_hints(capsys, answer, ok, hint):
 
 
 def test_wavelength_close_slips_get_their_own_hint(capsys):
-    assert not exercises.check_wavelength(2 * 3 / W3, 3, 64)                    # pi rounded to 3
+    assert not exercises.check_wavelength(2 * 3 / W3, 3, 64)  # pi rounded to 3
     assert "math.pi" in capsys.readouterr().out
     assert not exercises.check_wavelength(2 * math.pi * 10000 ** (4 / 64), 3, 64)
     assert "pair 2" in capsys.readouterr().out
@@ -50,7 +50,7 @@ def test_wavelength_neutral_starter_is_wrong():
 
 
 CHECKS = {
-    'wavelength': lambda a: exercises.check_wavelength(a, i=3, d_model=64),
+    "wavelength": lambda a: exercises.check_wavelength(a, i=3, d_model=64),
 }
 
 

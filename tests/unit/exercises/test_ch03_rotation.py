@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from book import encodings, exercises
-from book.encodings.sinusoidal import shift_fit_residual
+from book.encodings.sinusoidal_geometry import shift_fit_residual
 
 from .answers import BAD_ANSWERS, hints_without_raising, raises_clearly
 
@@ -45,7 +45,7 @@ def test_rotation_block_close_slip_gets_its_own_hint(capsys):
 
 
 def test_rotation_block_check_accepts_equivalent_answers(capsys):
-    assert exercises.check_rotation_block(_block(7 * W2 + 2 * math.pi), 7, 2, 16)   # the same angle
+    assert exercises.check_rotation_block(_block(7 * W2 + 2 * math.pi), 7, 2, 16)  # the same angle
     assert exercises.check_rotation_block(torch.tensor(_block(7 * W2), dtype=torch.float32), 7, 2, 16)
     capsys.readouterr()
 
@@ -74,17 +74,19 @@ def test_sine_only_residual_accepts_every_correct_method(capsys):
     right = shift_fit_residual(3, 32, n_positions=n, sines_only=True)
     x, y = _sine_tables(n, 3)
     methods = [torch.linalg.lstsq(x, y, driver=drv).solution for drv in ("gelsd", "gelsy", "gelss", "gels")]
-    methods.append(torch.linalg.solve(x.T @ x, x.T @ y))                       # normal equations
-    methods.append(torch.linalg.pinv(x) @ y)                                    # pseudo-inverse
+    methods.append(torch.linalg.solve(x.T @ x, x.T @ y))  # normal equations
+    methods.append(torch.linalg.pinv(x) @ y)  # pseudo-inverse
     for b in methods:
         assert exercises.check_sine_only_residual(_rel(x, y, b), k=3, d_model=32, n_positions=n)
         assert "Correct" in capsys.readouterr().out
-    x1 = torch.cat((x, torch.ones(n, 1, dtype=x.dtype)), 1)                     # a fit with an intercept
-    assert exercises.check_sine_only_residual(_rel(x1, y, torch.linalg.lstsq(x1, y).solution), k=3,
-                                              d_model=32, n_positions=n)
-    xs, ys = _sine_tables(n + 1, 3)                                             # one position too many
-    assert exercises.check_sine_only_residual(_rel(xs, ys, torch.linalg.lstsq(xs, ys).solution), k=3,
-                                              d_model=32, n_positions=n)
+    x1 = torch.cat((x, torch.ones(n, 1, dtype=x.dtype)), 1)  # a fit with an intercept
+    assert exercises.check_sine_only_residual(
+        _rel(x1, y, torch.linalg.lstsq(x1, y).solution), k=3, d_model=32, n_positions=n
+    )
+    xs, ys = _sine_tables(n + 1, 3)  # one position too many
+    assert exercises.check_sine_only_residual(
+        _rel(xs, ys, torch.linalg.lstsq(xs, ys).solution), k=3, d_model=32, n_positions=n
+    )
     assert exercises.check_sine_only_residual(torch.tensor(right), k=3, d_model=32, n_positions=n)
     capsys.readouterr()
 
@@ -116,7 +118,7 @@ def test_sine_only_residual_names_the_slip(capsys):
         assert "Not yet" in capsys.readouterr().out
     with pytest.raises(TypeError, match="k"):
         exercises.check_sine_only_residual(0.3, k=1.5, d_model=32)
-    with pytest.raises(ValueError, match="too short a window"):          # an ill-posed exercise
+    with pytest.raises(ValueError, match="too short a window"):  # an ill-posed exercise
         exercises.check_sine_only_residual(0.3, k=3, d_model=32, n_positions=256)
 
 
@@ -135,14 +137,13 @@ def test_attend_back_matrix(capsys):
     assert "shape" in capsys.readouterr().out
     assert not exercises.check_attend_back_matrix(None, j=j, d_model=d)
     assert not exercises.check_attend_back_matrix(encodings.rotation_matrix(j + 1, d), j=j, d_model=d)
-    assert "M_j" not in capsys.readouterr().out          # the hint does not give the answer away
+    assert "M_j" not in capsys.readouterr().out  # the hint does not give the answer away
     # the concatenated layout: M_j with rows and columns reordered by the layout permutation
     perm = encodings.layout_permutation(d)
     concat_answer = encodings.rotation_matrix(j, d)[perm][:, perm]
     assert exercises.check_attend_back_matrix(concat_answer, j=j, d_model=d, layout="concat")
     assert "Correct" in capsys.readouterr().out
-    assert not exercises.check_attend_back_matrix(encodings.rotation_matrix(j, d), j=j, d_model=d,
-                                                  layout="concat")
+    assert not exercises.check_attend_back_matrix(encodings.rotation_matrix(j, d), j=j, d_model=d, layout="concat")
     assert "interleaved layout" in capsys.readouterr().out
     assert not exercises.check_attend_back_matrix(concat_answer, j=j, d_model=d)
     assert "concat layout" in capsys.readouterr().out
@@ -158,13 +159,18 @@ def test_attend_back_matrix(capsys):
 
 
 def test_log_decay_drop(capsys):
-    right = 32 * math.log(10) / math.log(10000)           # = 8 for d = 64, b = 10^4
+    right = 32 * math.log(10) / math.log(10000)  # = 8 for d = 64, b = 10^4
     assert math.isclose(right, 8.0)
     assert exercises.check_log_decay_drop(8.0, d_model=64)
     assert "Correct" in capsys.readouterr().out
-    for wrong, hint in ((-8.0, "positive"), (16.0, "d/2"), (32 / math.log(10000), "factor e"),
-                        (32 * math.log(10000) / math.log(10), "upside down"), (3.0, "subtract"),
-                        ("8", "one number")):
+    for wrong, hint in (
+        (-8.0, "positive"),
+        (16.0, "d/2"),
+        (32 / math.log(10000), "factor e"),
+        (32 * math.log(10000) / math.log(10), "upside down"),
+        (3.0, "subtract"),
+        ("8", "one number"),
+    ):
         assert not exercises.check_log_decay_drop(wrong, d_model=64)
         assert hint in capsys.readouterr().out
     assert exercises.check_log_decay_drop(64 * math.log(10) / math.log(500.0), d_model=128, base=500.0)
@@ -175,26 +181,29 @@ def test_log_decay_drop(capsys):
 
 
 def test_log_decay_drop_measured_on_the_exact_sum_gets_its_own_hint(capsys):
-    assert not exercises.check_log_decay_drop(8.3, d_model=64)                  # a measured drop
+    assert not exercises.check_log_decay_drop(8.3, d_model=64)  # a measured drop
     assert "exact sum" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("starter,call", [
-    ([[0.0, 0.0], [0.0, 0.0]], lambda a: exercises.check_rotation_block(a, k=7, i=2, d_model=16)),
-    (None, lambda a: exercises.check_sine_only_residual(a, k=3, d_model=32)),
-    (torch.zeros(32, 32), lambda a: exercises.check_attend_back_matrix(a, j=4, d_model=32, layout="concat")),
-    (None, lambda a: exercises.check_log_decay_drop(a, d_model=64)),
-])
+@pytest.mark.parametrize(
+    "starter,call",
+    [
+        ([[0.0, 0.0], [0.0, 0.0]], lambda a: exercises.check_rotation_block(a, k=7, i=2, d_model=16)),
+        (None, lambda a: exercises.check_sine_only_residual(a, k=3, d_model=32)),
+        (torch.zeros(32, 32), lambda a: exercises.check_attend_back_matrix(a, j=4, d_model=32, layout="concat")),
+        (None, lambda a: exercises.check_log_decay_drop(a, d_model=64)),
+    ],
+)
 def test_neutral_starters_are_wrong(starter, call):
     """The chapters' starters hold no part of the answer, and the checks say so."""
     assert call(starter) is False
 
 
 CHECKS = {
-    'rotation_block': lambda a: exercises.check_rotation_block(a, k=7, i=2, d_model=16),
-    'sine_residual': lambda a: exercises.check_sine_only_residual(a, k=3, d_model=32, n_positions=40_000),
-    'attend_back': lambda a: exercises.check_attend_back_matrix(a, j=4, d_model=32, layout="concat"),
-    'log_decay': lambda a: exercises.check_log_decay_drop(a, d_model=64),
+    "rotation_block": lambda a: exercises.check_rotation_block(a, k=7, i=2, d_model=16),
+    "sine_residual": lambda a: exercises.check_sine_only_residual(a, k=3, d_model=32, n_positions=40_000),
+    "attend_back": lambda a: exercises.check_attend_back_matrix(a, j=4, d_model=32, layout="concat"),
+    "log_decay": lambda a: exercises.check_log_decay_drop(a, d_model=64),
 }
 
 
@@ -205,8 +214,11 @@ def test_checks_never_raise_on_an_answer(capsys, name, answer):
 
 
 BAD_CALLS = [
-    (lambda: exercises.check_rotation_block([[1, 0], [0, 1]], 1, 99, 16), ValueError,
-     "i must be a pair index in 0 .. 7"),
+    (
+        lambda: exercises.check_rotation_block([[1, 0], [0, 1]], 1, 99, 16),
+        ValueError,
+        "i must be a pair index in 0 .. 7",
+    ),
     (lambda: exercises.check_rotation_block([[1, 0], [0, 1]], float("inf"), 1, 16), ValueError, "k must be finite"),
 ]
 

@@ -13,8 +13,14 @@ from .answers import BAD_ANSWERS, hints_without_raising, raises_clearly
 
 @pytest.mark.parametrize(
     "answer,ok,hint",
-    [(63, True, "Correct!"), (0, False, "PE(0) itself"), (1, False, "next to 0"),
-     (5000, False, "1 .. 1000"), (10, False, "some position is closer"), (2.5, False, "whole position")],
+    [
+        (63, True, "Correct!"),
+        (0, False, "PE(0) itself"),
+        (1, False, "next to 0"),
+        (5000, False, "1 .. 1000"),
+        (10, False, "some position is closer"),
+        (2.5, False, "whole position"),
+    ],
 )
 def test_closest_position_check_hints(capsys, answer, ok, hint):
     assert exercises.check_closest_position(answer, 8, 1000) is ok
@@ -28,12 +34,14 @@ def test_closest_position_check_knows_the_farthest(capsys):
     assert "farthest" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answer", [63, 63.0, torch.tensor(63), torch.tensor([63.0]), 63 + 1e-12,
-                                    np.array(63), np.array([63.0]), np.int64(63)])
+@pytest.mark.parametrize(
+    "answer",
+    [63, 63.0, torch.tensor(63), torch.tensor([63.0]), 63 + 1e-12, np.array(63), np.array([63.0]), np.int64(63)],
+)
 def test_closest_position_accepts_every_form_of_the_number(capsys, answer):
     assert exercises.check_closest_position(answer, 8, 1000)
     out = capsys.readouterr().out
-    assert "pair 0 10.027" in out and "pair 1 1.003" in out    # 63 is close to 20 pi: two pairs come round
+    assert "pair 0 10.027" in out and "pair 1 1.003" in out  # 63 is close to 20 pi: two pairs come round
 
 
 def test_closest_position_names_the_off_by_one(capsys):
@@ -42,7 +50,7 @@ def test_closest_position_names_the_off_by_one(capsys):
 
 
 CHECKS = {
-    'closest': lambda a: exercises.check_closest_position(a, d_model=8, max_position=1000),
+    "closest": lambda a: exercises.check_closest_position(a, d_model=8, max_position=1000),
 }
 
 

@@ -3,6 +3,8 @@ the learned-or-sinusoidal check (True for two trained models, False with a hint 
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 import pytest
 import torch
@@ -35,6 +37,7 @@ from .answers import BAD_ANSWERS, hints_without_raising, raises_clearly
         ([1024 * 1600], True, "Correct!"),
         ((1024 * 1600,), True, "Correct!"),
         ([1024 * 1600, 1], False, "several numbers"),
+        (Decimal("1638400"), True, "Correct!"),
     ],
 )
 def test_position_table_size_hints(capsys, answer, ok, hint):
@@ -42,8 +45,15 @@ def test_position_table_size_hints(capsys, answer, ok, hint):
     assert hint in capsys.readouterr().out
 
 
+def test_position_table_size_names_a_power_typed_for_a_product(capsys):
+    """``1024**1600`` (``**`` for ``*``) is an integer too large for a float: a hint, not an error."""
+    for answer, hint in ((1024**1600, "not **"), ([1024**1600], "not **"), (10**400, "finite whole number")):
+        assert exercises.check_position_table_size(answer, 1024, 1600, n_layers=48) is False
+        assert hint in capsys.readouterr().out
+
+
 CHECKS = {
-    'table_size': lambda a: exercises.check_position_table_size(a, 1024, 1600, n_layers=48),
+    "table_size": lambda a: exercises.check_position_table_size(a, 1024, 1600, n_layers=48),
 }
 
 
@@ -103,7 +113,7 @@ def test_learned_vs_sinusoidal_hints_on_wrong_models(trained, capsys):
         ((None, None), "Give two trained models"),
         ((sinusoidal, learned), "swapped"),
         ((learned, _model("rope")), "position='rope'"),
-        ((_model("learned"), sinusoidal), "does not apply the rule"),           # untrained
+        ((_model("learned"), sinusoidal), "does not apply the rule"),  # untrained
         ((learned, _model("sinusoidal", steps=20)), "does not apply the rule"),  # under-trained
         ((_model("learned", max_len=8), sinusoidal), "too few"),
         (("learned", "sinusoidal"), "Give two trained models"),

@@ -24,7 +24,7 @@ THETA8 = 10000 ** (-16 / 64)
         (100 / THETA8, False, "don't divide"),
         (3.0, False, "Start from theta_i"),
         (None, False, "one number"),
-        (math.fmod(100 * THETA8, 2 * math.pi), True, "same rotation"),         # 10 mod 2 pi
+        (math.fmod(100 * THETA8, 2 * math.pi), True, "same rotation"),  # 10 mod 2 pi
         (100 * THETA8 - 4 * math.pi, True, "same rotation"),
         (100 * THETA8 + 2 * math.pi * 1000, True, "Correct!"),
         (torch.tensor(100 * THETA8), True, "Correct!"),
@@ -43,12 +43,12 @@ def test_rope_angle_hints(capsys, answer, ok, hint):
 @pytest.mark.parametrize(
     "answer,m,i,ok,hint",
     [
-        (3.3e6, 10, 0, False, "Start from theta_i"),                  # large answers are not every angle
+        (3.3e6, 10, 0, False, "Start from theta_i"),  # large answers are not every angle
         (12345678.9, 10, 0, False, "Start from theta_i"),
         (1e7 + 0.5, 10, 0, False, "Start from theta_i"),
         (1e300, 10, 0, False, "too large to name an angle"),
         (1e12, 10, 0, False, "too large to name an angle"),
-        (10 + 2 * math.pi * 10**5, 10, 0, True, "same rotation"),      # 10 rad plus 100,000 turns
+        (10 + 2 * math.pi * 10**5, 10, 0, True, "same rotation"),  # 10 rad plus 100,000 turns
         (1000 / 10000 ** (-62 / 64), 1000, 31, False, "don't divide"),  # m / theta_i = 7.50e6
         (1000 * 10000 ** (-62 / 64), 1000, 31, True, "Correct!"),
     ],
@@ -59,7 +59,7 @@ def test_rope_angle_large_answers(capsys, answer, m, i, ok, hint):
 
 
 CHECKS = {
-    'rope_angle': lambda a: exercises.check_rope_angle(a, 100, 8, 64),
+    "rope_angle": lambda a: exercises.check_rope_angle(a, 100, 8, 64),
 }
 
 

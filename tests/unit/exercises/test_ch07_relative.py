@@ -24,7 +24,7 @@ SIX = [2**-2, 2**-4, 2**-6, 2**-8, 2**-1, 2**-3]
         ([0.5] * 5, False, "one slope per head"),
         ([0.1] * 6, False, "Start from the 4-head slopes"),
         ("x", False, "list or tensor"),
-        (torch.tensor([SIX]), True, "Correct!"),                  # nested, a tensor
+        (torch.tensor([SIX]), True, "Correct!"),  # nested, a tensor
         ([float("nan")] * 6, False, "NaN or infinite"),
         ([float("inf")] * 6, False, "NaN or infinite"),
     ],
@@ -36,13 +36,13 @@ def test_alibi_slopes_hints(capsys, answer, ok, hint):
 
 def test_alibi_slopes_hints_do_not_contradict_each_other(capsys):
     """Each rule the hints name is the one the check accepts: following a hint never meets the opposite hint."""
-    for n in (4, 8, 16):                                   # powers of two: 2^(-8h/n) is right
+    for n in (4, 8, 16):  # powers of two: 2^(-8h/n) is right
         h = torch.arange(1, n + 1, dtype=torch.float64)
         assert exercises.check_alibi_slopes(2.0 ** (-8 * h / n), n)
         if n != 8:
             assert not exercises.check_alibi_slopes(2.0**-h, n)
             assert f"2^(-8h/{n})" in capsys.readouterr().out.replace("\n", " ")
-    for n in (3, 6, 12):                                   # not powers of two: 2^(-8h/n) is wrong
+    for n in (3, 6, 12):  # not powers of two: 2^(-8h/n) is wrong
         h = torch.arange(1, n + 1, dtype=torch.float64)
         assert not exercises.check_alibi_slopes(2.0 ** (-8 * h / n), n)
         out = capsys.readouterr().out.replace("\n", " ")
@@ -74,7 +74,7 @@ def test_alibi_slopes_hints_for_rounding_one_head_and_order(capsys):
 
 
 CHECKS = {
-    'alibi_slopes': lambda a: exercises.check_alibi_slopes(a, 6),
+    "alibi_slopes": lambda a: exercises.check_alibi_slopes(a, 6),
 }
 
 

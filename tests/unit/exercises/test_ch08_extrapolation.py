@@ -13,28 +13,41 @@ from .answers import ODD_ANSWERS, verdict
 SLOPES = encodings.alibi_slopes(2).double()
 
 
-@pytest.mark.parametrize("answer, ok, hint", [
-    ((1 - torch.exp(-2 * SLOPES)).tolist(), True, "Correct!"),
-    ((1 - torch.exp(-SLOPES)).tolist(), False, "offset 0 alone"),
-    (SLOPES.tolist(), False, "slopes m themselves"),
-    ((1 - torch.exp(-2 * SLOPES)).flip(0).tolist(), False, "reverse order"),
-    ([0.5, 0.5], False, "alibi_slopes"),
-    (((1 - torch.exp(-2 * SLOPES)) / (1 - torch.exp(-32 * SLOPES))).tolist(), False, "exact weight with 32 keys"),
-    (((1 - torch.exp(-2 * SLOPES)) / (1 - torch.exp(-128 * SLOPES))).tolist(), False, "limit of a long past"),
-    ([0.1], False, "one weight per head"),
-    ("0.1", False, "one per head"),
-    ([0.1175, 0.0078], False, "more digits"),        # rounded, not a finite n
-    ([0.118, 0.0078], False, "more digits"),
-])
+@pytest.mark.parametrize(
+    "answer, ok, hint",
+    [
+        ((1 - torch.exp(-2 * SLOPES)).tolist(), True, "Correct!"),
+        ((1 - torch.exp(-SLOPES)).tolist(), False, "offset 0 alone"),
+        (SLOPES.tolist(), False, "slopes m themselves"),
+        ((1 - torch.exp(-2 * SLOPES)).flip(0).tolist(), False, "reverse order"),
+        ([0.5, 0.5], False, "alibi_slopes"),
+        (((1 - torch.exp(-2 * SLOPES)) / (1 - torch.exp(-32 * SLOPES))).tolist(), False, "exact weight with 32 keys"),
+        (((1 - torch.exp(-2 * SLOPES)) / (1 - torch.exp(-128 * SLOPES))).tolist(), False, "limit of a long past"),
+        ([0.1], False, "one weight per head"),
+        ("0.1", False, "one per head"),
+        ([0.1175, 0.0078], True, "rounded"),  # rounded to the nearest: 4 and 2 significant digits
+        ([0.12, 0.0078], True, "rounded"),
+        ([0.118, 0.008], True, "rounded"),  # the glued and the old printed forms
+        ((0.1175, 0.007782), True, "Correct!"),  # what the check prints: within 1e-3
+        ([0.117, 0.00778], False, "more digits"),  # 0.117 is cut, not rounded; within 1%, not a finite n
+        ([0.12, 0.01], False, "alibi_slopes"),  # 0.01 is 0.0078 at two decimals: too coarse
+    ],
+)
 def test_alibi_neutral_weight_check(capsys, answer, ok, hint):
     got, out = verdict(capsys, lambda: exercises.check_alibi_neutral_weight(answer, n_heads=2))
     assert got is ok and hint in out
 
 
-@pytest.mark.parametrize("answer, ok, hint", [
-    (32, True, "Correct!"), (31, False, "last one training reads"), (33, False, "counted from 0"),
-    (0, False, "after the last"), (32.5, False, "whole row"),
-])
+@pytest.mark.parametrize(
+    "answer, ok, hint",
+    [
+        (32, True, "Correct!"),
+        (31, False, "last one training reads"),
+        (33, False, "counted from 0"),
+        (0, False, "after the last"),
+        (32.5, False, "whole row"),
+    ],
+)
 def test_first_untrained_row_check(capsys, answer, ok, hint):
     got, out = verdict(capsys, lambda: exercises.check_first_untrained_row(answer, train_len=32, max_len=128))
     assert got is ok and hint in out
@@ -56,7 +69,7 @@ def _truth(model, batch, L, zero=False):
         model.set_rope_scaling(rule=rule, scale=4.0, original_max_len=L)
         acc = models.accuracy_by_position(model, batch)
         model.set_rope_scaling()
-        out[rule] = (float(acc[0 if zero else 1:L].mean()), float(acc[L:].mean()))
+        out[rule] = (float(acc[0 if zero else 1 : L].mean()), float(acc[L:].mean()))
     return out
 
 
@@ -68,10 +81,10 @@ def test_rope_stretch_check(capsys, rope_model):
     assert ok and "Correct!" in out
     torch.testing.assert_close(models.accuracy_by_position(model, batch), before, equal_nan=True)  # unscaled
     swapped = {r: (b, a) for r, (a, b) in right.items()}
-    assert any(abs(a - b) > 0.02 for a, b in right.values())     # so swapping them is wrong
+    assert any(abs(a - b) > 0.02 for a, b in right.values())  # so swapping them is wrong
     ok, out = verdict(capsys, lambda: exercises.check_rope_stretch(swapped, model, batch, 8))
     assert not ok and "swapped" in out
-    zero = _truth(model, batch, 8, zero=True)                    # position 0 has no target: NaN
+    zero = _truth(model, batch, 8, zero=True)  # position 0 has no target: NaN
     ok, out = verdict(capsys, lambda: exercises.check_rope_stretch(zero, model, batch, 8))
     assert not ok and "Position 0" in out
     off = {r: (a + 0.2, b) for r, (a, b) in right.items()}
@@ -96,24 +109,36 @@ def test_rope_stretch_check_needs_a_real_difference(rope_model):
     assert not exercises.check_rope_stretch(unscaled, model, batch, 8)
 
 
-@pytest.mark.parametrize("answer", ODD_ANSWERS + [
-    {"kept": [float("inf")], "blended": [], "interpolated": []},
-    {"kept": [2.5], "blended": [], "interpolated": []},
-    {"kept": None, "blended": [], "interpolated": []},
-    {"kept": "01", "blended": [], "interpolated": []},
-])
+@pytest.mark.parametrize(
+    "answer",
+    ODD_ANSWERS
+    + [
+        {"kept": [float("inf")], "blended": [], "interpolated": []},
+        {"kept": [2.5], "blended": [], "interpolated": []},
+        {"kept": None, "blended": [], "interpolated": []},
+        {"kept": "01", "blended": [], "interpolated": []},
+    ],
+)
 def test_chapter_8_checks_hint_on_any_answer(capsys, answer):
-    calls = [lambda: exercises.check_alibi_neutral_weight(answer, n_heads=2),
-             lambda: exercises.check_first_untrained_row(answer, train_len=32, max_len=128)]
+    calls = [
+        lambda: exercises.check_alibi_neutral_weight(answer, n_heads=2),
+        lambda: exercises.check_first_untrained_row(answer, train_len=32, max_len=128),
+    ]
     for call in calls:
         ok, out = verdict(capsys, call)
         assert ok is False and out.startswith("Not yet.")
 
 
-@pytest.mark.parametrize("answer", ODD_ANSWERS + [
-    {"PI": None, "YaRN": (0.5, 0.5)}, {"PI": (float("inf"), 0.5), "YaRN": (0.5, 0.5)},
-    {"PI": "ab", "YaRN": (0.5, 0.5)}, {"PI": 0.5, "YaRN": (0.5, 0.5)},
-])
+@pytest.mark.parametrize(
+    "answer",
+    ODD_ANSWERS
+    + [
+        {"PI": None, "YaRN": (0.5, 0.5)},
+        {"PI": (float("inf"), 0.5), "YaRN": (0.5, 0.5)},
+        {"PI": "ab", "YaRN": (0.5, 0.5)},
+        {"PI": 0.5, "YaRN": (0.5, 0.5)},
+    ],
+)
 def test_rope_stretch_check_hints_on_any_answer(capsys, rope_model, answer):
     model, batch = rope_model
     ok, out = verdict(capsys, lambda: exercises.check_rope_stretch(answer, model, batch, 8))
@@ -129,9 +154,9 @@ def test_rope_stretch_check_names_close_slips(capsys, rope_model):
     close = {r: (a + 0.03, b) for r, (a, b) in right.items()}
     ok, out = verdict(capsys, lambda: exercises.check_rope_stretch(close, model, batch, 8))
     assert not ok and "Close, but" in out
-    tensors = {r: torch.tensor(v) for r, v in right.items()}       # any pair of numbers will do
+    tensors = {r: torch.tensor(v) for r, v in right.items()}  # any pair of numbers will do
     assert exercises.check_rope_stretch(tensors, model, batch, 8)
-    lower = {r.lower(): v for r, v in right.items()}                # and any case of the rule names
+    lower = {r.lower(): v for r, v in right.items()}  # and any case of the rule names
     assert exercises.check_rope_stretch(lower, model, batch, 8)
 
 

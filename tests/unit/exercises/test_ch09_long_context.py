@@ -15,13 +15,15 @@ from .answers import ODD_ANSWERS, verdict
 
 
 def _groups(gamma):
-    return {"kept": (gamma == 1).nonzero().flatten().tolist(),
-            "blended": ((gamma > 0) & (gamma < 1)).nonzero().flatten().tolist(),
-            "interpolated": (gamma == 0).nonzero().flatten().tolist()}
+    return {
+        "kept": (gamma == 1).nonzero().flatten().tolist(),
+        "blended": ((gamma > 0) & (gamma < 1)).nonzero().flatten().tolist(),
+        "interpolated": (gamma == 0).nonzero().flatten().tolist(),
+    }
 
 
 def test_yarn_pairs_check(capsys):
-    kw = dict(original_max_len=32, alpha=1.0, beta=32.0)     # code keeps pair 0, the paper blends it
+    kw = dict(original_max_len=32, alpha=1.0, beta=32.0)  # code keeps pair 0, the paper blends it
     code = _groups(scaling.yarn_ramp(64, **kw))
     paper = _groups(scaling.yarn_ramp(64, ramp="paper", **kw))
     assert code["kept"] == [0] and paper["kept"] == []
@@ -40,59 +42,80 @@ def test_yarn_pairs_check(capsys):
     assert not ok and "Give a dict" in out
 
 
-@pytest.mark.parametrize("answer, ok, hint", [
-    ((4097, 4.0), True, "Correct!"),
-    ((4096, 4.0), False, "still exactly 1"),
-    ((4097, 4.0 ** (128 / 126)), False, "factor on the base"),
-    ((5000, 4.0), False, "smallest n"),
-    ((4097, 0.25), False, "multiplied by, 1 / s"),
-    ((4097, 3.0), False, "Compare the slowest pair"),
-    ("4097", False, "two numbers"),
-])
+@pytest.mark.parametrize(
+    "answer, ok, hint",
+    [
+        ((4097, 4.0), True, "Correct!"),
+        ((4096, 4.0), False, "still exactly 1"),
+        ((4097, 4.0 ** (128 / 126)), False, "factor on the base"),
+        ((5000, 4.0), False, "smallest n"),
+        ((4097, 0.25), False, "multiplied by, 1 / s"),
+        ((4097, 3.0), False, "Compare the slowest pair"),
+        ("4097", False, "two numbers"),
+    ],
+)
 def test_dynamic_ntk_check(capsys, answer, ok, hint):
-    got, out = verdict(capsys, lambda: exercises.check_dynamic_ntk(answer, 128, original_max_len=4096,
-                                                                    seq_len=16384))
+    got, out = verdict(capsys, lambda: exercises.check_dynamic_ntk(answer, 128, original_max_len=4096, seq_len=16384))
     assert got is ok and hint in out
     with pytest.raises(ValueError, match="seq_len must be larger"):
         exercises.check_dynamic_ntk((1, 1.0), 128, original_max_len=4096, seq_len=4096)
 
 
-@pytest.mark.parametrize("answer, ok, hint", [
-    ((4097, 7.0), True, "Correct!"),                # s = 1 + 2 (16384 / 4096 - 1)
-    ((4097, 4.0), False, "scales harder"),
-    ((4097, 7.0 ** (128 / 126)), False, "factor on the base"),
-    ((4096, 7.0), False, "still exactly 1"),
-])
+@pytest.mark.parametrize(
+    "answer, ok, hint",
+    [
+        ((4097, 7.0), True, "Correct!"),  # s = 1 + 2 (16384 / 4096 - 1)
+        ((4097, 4.0), False, "scales harder"),
+        ((4097, 7.0 ** (128 / 126)), False, "factor on the base"),
+        ((4096, 7.0), False, "still exactly 1"),
+    ],
+)
 def test_dynamic_ntk_check_transformers_form(capsys, answer, ok, hint):
-    got, out = verdict(capsys, lambda: exercises.check_dynamic_ntk(
-        answer, 128, original_max_len=4096, seq_len=16384, form="transformers", factor=2.0))
+    got, out = verdict(
+        capsys,
+        lambda: exercises.check_dynamic_ntk(
+            answer, 128, original_max_len=4096, seq_len=16384, form="transformers", factor=2.0
+        ),
+    )
     assert got is ok and hint in out
     with pytest.raises(ValueError, match="factor is required"):
         exercises.check_dynamic_ntk((4097, 7.0), 128, original_max_len=4096, seq_len=16384, form="transformers")
 
 
-@pytest.mark.parametrize("answer, ok, hint", [
-    (35, True, "Correct!"), (29, False, "never turn"), (34, False, "one more than the last"),
-    (19, False, "more than 32 turns"), (40, False, "Compare each wavelength"), (3.5, False, "whole number"),
-])
+@pytest.mark.parametrize(
+    "answer, ok, hint",
+    [
+        (35, True, "Correct!"),
+        (29, False, "never turn"),
+        (34, False, "one more than the last"),
+        (19, False, "more than 32 turns"),
+        (40, False, "Compare each wavelength"),
+        (3.5, False, "whole number"),
+    ],
+)
 def test_turned_pairs_check(capsys, answer, ok, hint):
     turns = 8192 * encodings.frequencies(128, base=500000.0) / (2 * math.pi)
     assert int((turns > 32).sum()) == 19 and scaling.turned_pairs(128, original_max_len=8192, base=500000.0) == 35
-    got, out = verdict(capsys, lambda: exercises.check_turned_pairs(answer, 128, original_max_len=8192,
-                                                                     base=500000.0))
+    got, out = verdict(capsys, lambda: exercises.check_turned_pairs(answer, 128, original_max_len=8192, base=500000.0))
     assert got is ok and hint in out
 
 
-@pytest.mark.parametrize("answer", ODD_ANSWERS + [
-    {"kept": [float("inf")], "blended": [], "interpolated": []},
-    {"kept": [2.5], "blended": [], "interpolated": []},
-    {"kept": None, "blended": [], "interpolated": []},
-    {"kept": "01", "blended": [], "interpolated": []},
-])
+@pytest.mark.parametrize(
+    "answer",
+    ODD_ANSWERS
+    + [
+        {"kept": [float("inf")], "blended": [], "interpolated": []},
+        {"kept": [2.5], "blended": [], "interpolated": []},
+        {"kept": None, "blended": [], "interpolated": []},
+        {"kept": "01", "blended": [], "interpolated": []},
+    ],
+)
 def test_chapter_9_checks_hint_on_any_answer(capsys, answer):
-    calls = [lambda: exercises.check_yarn_pairs(answer, 64, original_max_len=32),
-             lambda: exercises.check_dynamic_ntk(answer, 128, original_max_len=4096, seq_len=16384),
-             lambda: exercises.check_turned_pairs(answer, 128, original_max_len=8192, base=500000.0)]
+    calls = [
+        lambda: exercises.check_yarn_pairs(answer, 64, original_max_len=32),
+        lambda: exercises.check_dynamic_ntk(answer, 128, original_max_len=4096, seq_len=16384),
+        lambda: exercises.check_turned_pairs(answer, 128, original_max_len=8192, base=500000.0),
+    ]
     for call in calls:
         ok, out = verdict(capsys, call)
         assert ok is False and out.startswith("Not yet.")
@@ -114,8 +137,15 @@ def test_yarn_pairs_check_accepts_tensors_and_any_order(capsys):
 
 def test_turned_pairs_check_accepts_the_list_of_turned_pairs(capsys):
     kw = dict(original_max_len=8192, base=500000.0)
-    for listed in (list(range(35)), range(35), torch.arange(35), tuple(range(34, -1, -1)), np.arange(35),
-                   set(range(35)), frozenset(range(35))):
+    for listed in (
+        list(range(35)),
+        range(35),
+        torch.arange(35),
+        tuple(range(34, -1, -1)),
+        np.arange(35),
+        set(range(35)),
+        frozenset(range(35)),
+    ):
         assert exercises.check_turned_pairs(listed, 128, **kw)
     ok, out = verdict(capsys, lambda: exercises.check_turned_pairs(list(range(34)), 128, **kw))
     assert not ok and "whole number" in out

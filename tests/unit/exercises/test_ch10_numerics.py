@@ -9,17 +9,20 @@ import torch
 from book import exercises, numerics
 
 
-@pytest.mark.parametrize("answer,dtype,ok,hint", [
-    (2.0**-9, torch.bfloat16, True, "8 significant bits"),
-    (np.float32(2.0**-9), torch.bfloat16, True, "2^-9"),
-    (torch.tensor(2.0**-12), torch.float16, True, "11 significant bits"),
-    (2.0**-25, torch.float32, True, "24 significant bits"),
-    (2.0**-8, torch.bfloat16, False, "whole gap"),
-    (2.0**-7, torch.bfloat16, False, "finfo"),
-    (2.0**-11, torch.float16, False, "whole gap"),
-    (1e-3, torch.bfloat16, False, "significant bits"),
-    ("2^-9", torch.bfloat16, False, "one number"),
-])
+@pytest.mark.parametrize(
+    "answer,dtype,ok,hint",
+    [
+        (2.0**-9, torch.bfloat16, True, "8 significant bits"),
+        (np.float32(2.0**-9), torch.bfloat16, True, "2^-9"),
+        (torch.tensor(2.0**-12), torch.float16, True, "11 significant bits"),
+        (2.0**-25, torch.float32, True, "24 significant bits"),
+        (2.0**-8, torch.bfloat16, False, "whole gap"),
+        (2.0**-7, torch.bfloat16, False, "finfo"),
+        (2.0**-11, torch.float16, False, "whole gap"),
+        (1e-3, torch.bfloat16, False, "significant bits"),
+        ("2^-9", torch.bfloat16, False, "one number"),
+    ],
+)
 def test_cache_rounding_error_hints(capsys, answer, dtype, ok, hint):
     assert exercises.check_cache_rounding_error(answer, dtype) is ok
     assert hint in capsys.readouterr().out
@@ -32,15 +35,18 @@ def test_cache_rounding_error_agrees_with_what_numerics_measures(capsys):
     assert exercises.check_cache_rounding_error(right)
 
 
-@pytest.mark.parametrize("answer,layout,ok,hint", [
-    (9.25, "half", True, "7 eager operations"),
-    (9.25, "interleaved", True, "8 eager operations"),
-    (2, "half", False, "fused kernel"),
-    (2.125, "half", False, "fused kernel"),
-    (9.0, "half", False, "also reads a cos or sin table"),
-    (4.625, "half", False, "List the operations"),
-    (None, "half", False, "one number"),
-])
+@pytest.mark.parametrize(
+    "answer,layout,ok,hint",
+    [
+        (9.25, "half", True, "7 eager operations"),
+        (9.25, "interleaved", True, "8 eager operations"),
+        (2, "half", False, "fused kernel"),
+        (2.125, "half", False, "fused kernel"),
+        (9.0, "half", False, "also reads a cos or sin table"),
+        (4.625, "half", False, "List the operations"),
+        (None, "half", False, "one number"),
+    ],
+)
 def test_rope_traffic_hints(capsys, answer, layout, ok, hint):
     assert exercises.check_rope_traffic(answer, layout=layout) is ok
     assert hint in capsys.readouterr().out
@@ -53,23 +59,41 @@ def test_rope_traffic_follows_the_shape(capsys):
     assert not exercises.check_rope_traffic(9.25, (1, 1, 4, 8))
 
 
-@pytest.mark.parametrize("call,exc,message", [
-    (lambda: exercises.check_cache_rounding_error(2.0**-9, torch.int8), TypeError, "dtype must be"),
-    (lambda: exercises.check_rope_traffic(9.25, (1, 8, 64)), ValueError, "shape must be"),
-    (lambda: exercises.check_rope_traffic(9.25, (1, 8, 64, 7)), ValueError, "d must be even"),
-    (lambda: exercises.check_rope_traffic(9.25, (1, 8.0, 64, 8)), TypeError, "heads must be an integer"),
-    (lambda: exercises.check_rope_traffic(9.25, layout="concat"), ValueError, "layout must be one of"),
-])
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (lambda: exercises.check_cache_rounding_error(2.0**-9, torch.int8), TypeError, "dtype must be"),
+        (lambda: exercises.check_rope_traffic(9.25, (1, 8, 64)), ValueError, "shape must be"),
+        (lambda: exercises.check_rope_traffic(9.25, (1, 8, 64, 7)), ValueError, "d must be even"),
+        (lambda: exercises.check_rope_traffic(9.25, (1, 8.0, 64, 8)), TypeError, "heads must be an integer"),
+        (lambda: exercises.check_rope_traffic(9.25, layout="concat"), ValueError, "layout must be one of"),
+    ],
+)
 def test_ch10_checks_reject_a_wrong_call(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
 
 
-@pytest.mark.parametrize("answer", [float("nan"), float("inf"), -float("inf"), "abc", None, [1, 2, 3],
-                                    torch.zeros(3, 3), {"a": 1}, (float("nan"),), torch.tensor(float("nan")),
-                                    object()])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        "abc",
+        None,
+        [1, 2, 3],
+        torch.zeros(3, 3),
+        {"a": 1},
+        (float("nan"),),
+        torch.tensor(float("nan")),
+        object(),
+    ],
+)
 def test_ch10_checks_hint_on_any_answer(capsys, answer):
-    for call in (lambda: exercises.check_cache_rounding_error(answer, torch.float16),
-                 lambda: exercises.check_rope_traffic(answer, (1, 1, 4, 8))):
+    for call in (
+        lambda: exercises.check_cache_rounding_error(answer, torch.float16),
+        lambda: exercises.check_rope_traffic(answer, (1, 1, 4, 8)),
+    ):
         assert call() is False
         assert capsys.readouterr().out.startswith("Not yet.")

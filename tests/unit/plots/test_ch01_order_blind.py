@@ -6,11 +6,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from book import plots  # noqa: E402
-from book.demos import TinySelfAttention  # noqa: E402
+from book import plots
+from book.demos import TinySelfAttention
 
 TOKENS = ["나", "는", "너", "를", "사랑해"]
 
@@ -34,7 +34,7 @@ def test_draw_order_explorer_is_blind_without_pe_and_sees_the_order_with_it(mode
     title = fig._suptitle.get_text()
     assert title.startswith("order B: 사랑해 를 너 는 나")
     change = float(title.rsplit("= ", 1)[1])
-    assert change < 1e-6                       # no PE, no mask: blind to the order (up to rounding)
+    assert change < 1e-6  # no PE, no mask: blind to the order (up to rounding)
     panels = [ax for ax in fig.axes if ax.images]
     assert [ax.get_title() for ax in panels] == ["no PE: order A", "no PE: order B", "no PE: B - A"]
     assert abs(panels[2].images[0].get_array()).max() == pytest.approx(change, rel=0.05)

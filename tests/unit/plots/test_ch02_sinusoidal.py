@@ -8,13 +8,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
 from book import (
-    encodings,  # noqa: E402
-    plots,  # noqa: E402
+    encodings,
+    plots,
 )
 
 
@@ -32,7 +32,7 @@ def test_pe_overview_titles_the_pair_and_rejects_a_bad_dim_or_one_position():
 
 def test_pe_overview_rejects_an_odd_width():
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match='dim must be in|d_model must be even'):
+    with pytest.raises(ValueError, match="dim must be in|d_model must be even"):
         plots.pe_overview(ax, ax, 15)
     plt.close("all")
 
@@ -53,7 +53,7 @@ def test_counter_and_sines_uses_two_discrete_colours():
     sines = torch.sin(torch.arange(8.0)[:, None] * torch.tensor([1.0, 0.3, 0.1]))
     plots.counter_and_sines(a, b, bits, sines, bit_periods=[2, 4, 8], wavelengths=[6.28, 20.9, 62.8])
     image = a.images[0]
-    assert image.cmap.N == 2                                        # discrete
+    assert image.cmap.N == 2  # discrete
     assert [t.get_text().split("\n")[0] for t in a.get_xticklabels()] == ["0", "1", "2"]
     with pytest.raises(ValueError, match="only 0 and 1"):
         plots.counter_and_sines(a, b, bits * 2, sines, bit_periods=[2, 4, 8], wavelengths=[1, 2, 3])
@@ -70,13 +70,14 @@ def test_draw_pe_explorer_follows_its_state():
     assert heat.get_title() == "PE, d = 32, base = 100"
     table = heat.images[0].get_array()
     assert table.shape == (50, 32)
-    torch.testing.assert_close(torch.as_tensor(table.data),
-                               encodings.sinusoidal_at(torch.arange(10, 60), 32, base=100.0), check_dtype=False)
+    torch.testing.assert_close(
+        torch.as_tensor(table.data), encodings.sinusoidal_at(torch.arange(10, 60), 32, base=100.0), check_dtype=False
+    )
     sin, cos = lines.get_lines()[:2]
     assert list(sin.get_xdata()) == list(range(10, 60))
     assert sin.get_label() == "dim 4 (sin)" and cos.get_label() == "dim 5 (cos)"
     assert lines.get_title().startswith("pair i = 2: wavelength")
-    assert list(heat.get_lines()[0].get_xdata()) == [5, 5]        # the chosen dimension, dotted
+    assert list(heat.get_lines()[0].get_xdata()) == [5, 5]  # the chosen dimension, dotted
     plt.close(fig)
     other = plots.draw_pe_explorer(d_model=32, base=100.0, positions=(10, 60), dim=20)
     assert other.axes[1].get_title().startswith("pair i = 10:")

@@ -8,13 +8,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
 
-from book import encodings, plots  # noqa: E402
-from book.encodings.sinusoidal import dot_by_offset  # noqa: E402
+from book import encodings, plots
+from book.encodings.sinusoidal_geometry import dot_by_offset
 
 
 def test_rotation_circles_title_the_turn_and_need_one_axes_per_pair():
@@ -29,7 +29,7 @@ def test_rotation_circles_title_the_turn_and_need_one_axes_per_pair():
 
 def test_rotation_circles_reject_a_pair_index_out_of_range():
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match='pairs\\[\\] must be a pair index'):
+    with pytest.raises(ValueError, match="pairs\\[\\] must be a pair index"):
         plots.rotation_circles([ax], 16, pos=0, k=1, pairs=[9])
     plt.close("all")
 
@@ -51,12 +51,12 @@ def test_rotation_circles_draws_an_arc_over_one_turn_as_a_spiral():
 def test_rotation_spirals_draw_every_turn():
     fig, axes = plt.subplots(1, 2)
     turns = plots.rotation_spirals(list(axes), 16, pos=0, k=12, pairs=[0, 3])
-    assert math.isclose(turns[0], 12 / (2 * math.pi))                # 1.9 turns
+    assert math.isclose(turns[0], 12 / (2 * math.pi))  # 1.9 turns
     x, y = axes[0].lines[1].get_data()
     angle = np.unwrap(np.arctan2(x, y))
-    assert math.isclose(angle[-1] - angle[0], 12, rel_tol=1e-6)      # the whole arc, not mod 2 pi
+    assert math.isclose(angle[-1] - angle[0], 12, rel_tol=1e-6)  # the whole arc, not mod 2 pi
     radius = np.hypot(x, y)
-    assert radius[-1] < radius[0] - 0.2                               # a spiral: the loops do not overlap
+    assert radius[-1] < radius[0] - 0.2  # a spiral: the loops do not overlap
     with pytest.raises(ValueError, match="same length"):
         plots.rotation_spirals(list(axes), 16, pos=0, k=1, pairs=[0])
     plt.close(fig)
@@ -73,9 +73,9 @@ def test_rotation_animation_has_one_frame_per_offset():
 
 def test_animation_html_is_offline():
     anim = plots.rotation_animation(16, offsets=[0, 1], pairs=[0])
-    assert "font-awesome" in anim.to_jshtml()       # matplotlib links a CDN ...
+    assert "font-awesome" in anim.to_jshtml()  # matplotlib links a CDN ...
     html = plots.animation_html(anim, alt="Two unit circles with a point turning")
-    assert "http" not in html.split("<script")[0]   # ... which we drop
+    assert "http" not in html.split("<script")[0]  # ... which we drop
     assert "font-awesome" not in html and html.count("data:image/png;base64") == 2
     assert 'alt="Two unit circles with a point turning"' in html
     with pytest.raises(ValueError, match="alt must describe"):

@@ -6,10 +6,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from book import plots  # noqa: E402
+from book import plots
 
 
 def test_similarity_panel_cosine_is_seq_len_square_and_peaks_at_one():
@@ -22,7 +22,7 @@ def test_similarity_panel_cosine_is_seq_len_square_and_peaks_at_one():
 
 def test_similarity_panel_rejects_no_positions():
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match='seq_len must be a positive integer'):
+    with pytest.raises(ValueError, match="seq_len must be a positive integer"):
         plots.similarity_panel(ax, 16, seq_len=0)
     plt.close("all")
 
@@ -36,5 +36,5 @@ def test_draw_fingerprint_explorer_cosine_and_dot_product():
     plt.close(fig)
     fig = plots.draw_fingerprint_explorer(d_model=16, base=100.0, seq_len=40, cosine=False)
     sim = [a for a in fig.axes if a.images][0].images[0].get_array()
-    assert sim.shape == (40, 40) and list(sim.diagonal()) == pytest.approx([8.0] * 40)   # |PE(p)|^2 = d/2
+    assert sim.shape == (40, 40) and list(sim.diagonal()) == pytest.approx([8.0] * 40)  # |PE(p)|^2 = d/2
     plt.close(fig)

@@ -8,13 +8,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
 from book import (
-    encodings,  # noqa: E402
-    plots,  # noqa: E402
+    encodings,
+    plots,
 )
 
 
@@ -49,9 +49,11 @@ def test_draw_rope_explorer_depends_on_the_offset_only():
     plane, curve = fig.axes
     theta = float(encodings.frequencies(16)[2])
 
-    def rotate(v, angle):                   # one pair turned by angle (Su et al., eq. 13)
-        return torch.tensor([math.cos(angle) * v[0] - math.sin(angle) * v[1],
-                             math.sin(angle) * v[0] + math.cos(angle) * v[1]], dtype=torch.float64)
+    def rotate(v, angle):  # one pair turned by angle (Su et al., eq. 13)
+        return torch.tensor(
+            [math.cos(angle) * v[0] - math.sin(angle) * v[1], math.sin(angle) * v[0] + math.cos(angle) * v[1]],
+            dtype=torch.float64,
+        )
 
     expected = float(rotate(q[4:6], 6 * theta) @ rotate(k[4:6], 3 * theta))
     assert fig._suptitle.get_text() == f"pair 2 adds {expected:+.3f} to the score; m - n = 3"
@@ -59,7 +61,7 @@ def test_draw_rope_explorer_depends_on_the_offset_only():
     line, mark = curve.get_lines()
     assert list(line.get_xdata()) == list(range(-10, 11)) and list(mark.get_xdata()) == [3]
     shifted = plots.draw_rope_explorer(q, k, m=9, n=6, pair=2, max_position=10)
-    assert shifted._suptitle.get_text() == fig._suptitle.get_text()        # same m - n, same score
+    assert shifted._suptitle.get_text() == fig._suptitle.get_text()  # same m - n, same score
     assert shifted.axes[1].get_lines()[1].get_ydata() == pytest.approx(mark.get_ydata())
     assert shifted.axes[0].get_title() != plane.get_title()
     plt.close("all")

@@ -8,12 +8,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
 from book import (
-    encodings,  # noqa: E402
-    plots,  # noqa: E402
+    encodings,
+    plots,
 )
 
 
@@ -37,12 +37,13 @@ def test_draw_alibi_explorer_weights_follow_the_slope():
     assert bias_ax.get_title() == "head 2: m = 1/16"
     weights = weights_ax.get_lines()[0].get_ydata()
     assert weights.sum() == pytest.approx(1.0)
-    assert weights[:-1] / weights[1:] == pytest.approx(math.exp(-slope))   # exp(-m) per step back
-    assert fig._suptitle.get_text() == (f"4 heads, slope m = {slope:.4g}: the weight halves every "
-                                        f"ln 2 / m = {math.log(2) / slope:.3g} positions")
+    assert weights[:-1] / weights[1:] == pytest.approx(math.exp(-slope))  # exp(-m) per step back
+    assert fig._suptitle.get_text() == (
+        f"4 heads, slope m = {slope:.4g}: the weight halves every ln 2 / m = {math.log(2) / slope:.3g} positions"
+    )
     plt.close(fig)
     fig = plots.draw_alibi_explorer(n_heads=4, head=1, seq_len=10)
-    assert fig.axes[1].get_lines()[0].get_ydata()[-1] > weights[-1]     # the steeper head looks closer
+    assert fig.axes[1].get_lines()[0].get_ydata()[-1] > weights[-1]  # the steeper head looks closer
     plt.close(fig)
     with pytest.raises(ValueError, match="head must be an integer in 1 .. 4"):
         plots.draw_alibi_explorer(n_heads=4, head=5)

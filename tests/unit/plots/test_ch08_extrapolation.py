@@ -8,15 +8,17 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from book import plots  # noqa: E402
+from book import plots
 
 FAKE = {
     "config": {"task": "fibonacci", "train_len": 3},
-    "runs": {"rope": {"0": {"curve": [None, 1.0, 1.0, 0.5, 0.25]}, "1": {"curve": [None, 1.0, 0.5, 0.5, 0.5]}},
-             "alibi": {"0": {"curve": [None, 1.0, 1.0, 1.0, 0.75]}}},
+    "runs": {
+        "rope": {"0": {"curve": [None, 1.0, 1.0, 0.5, 0.25]}, "1": {"curve": [None, 1.0, 0.5, 0.5, 0.5]}},
+        "alibi": {"0": {"curve": [None, 1.0, 1.0, 1.0, 0.75]}},
+    },
 }
 
 
@@ -24,20 +26,21 @@ FAKE = {
 LOCAL = {
     "config": {"task": "local_sum", "train_len": 4},
     "runs": {
-        "alibi": {"0": {"curve": [None] + [1.0] * 15, "loss_curve": [2.3, 0.5, 0.1]},
-                  "1": {"curve": [None] + [0.5] * 15, "loss_curve": [2.3, 0.6, 0.2]}},
+        "alibi": {
+            "0": {"curve": [None] + [1.0] * 15, "loss_curve": [2.3, 0.5, 0.1]},
+            "1": {"curve": [None] + [0.5] * 15, "loss_curve": [2.3, 0.6, 0.2]},
+        },
         "learned": {"0": {"curve": [None, 1.0, 1.0, 1.0] + [0.1] * 12, "loss_curve": [2.3, 0.01, 0.001]}},
     },
 }
-COPY = {"config": {"task": "copy", "train_len": 2},
-        "runs": {"rope": {"0": {"curve": [1.0, 1.0, 0.5]}}}}
+COPY = {"config": {"task": "copy", "train_len": 2}, "runs": {"rope": {"0": {"curve": [1.0, 1.0, 0.5]}}}}
 
 
 def test_experiment_curves_mean_with_a_band_or_one_line_per_seed():
     fig, ax = plt.subplots()
     plots.experiment_curves(ax, FAKE)
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert list(lines["rope"].get_xdata()) == [1, 2, 3, 4]           # position 0 is never scored
+    assert list(lines["rope"].get_xdata()) == [1, 2, 3, 4]  # position 0 is never scored
     assert list(lines["rope"].get_ydata()) == [1.0, 0.75, 0.5, 0.375]  # mean over seeds
     assert lines["training length"].get_xdata()[0] == 2.5
     fig, ax = plt.subplots()
@@ -54,11 +57,11 @@ def test_experiment_curves_local_sum_by_position_with_chance():
     fig, ax = plt.subplots()
     plots.experiment_curves(ax, LOCAL, chance=True)
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert list(lines["learned"].get_xdata())[:2] == [1, 2]   # positions, from 0; 0 not scored
+    assert list(lines["learned"].get_xdata())[:2] == [1, 2]  # positions, from 0; 0 not scored
     assert lines["training length"].get_xdata()[0] == 3.5
     assert lines["chance (1/10)"].get_ydata()[0] == 0.1
     fig, ax = plt.subplots()
-    plots.experiment_curves(ax, COPY, chance=True)            # copy: by n, no chance line
+    plots.experiment_curves(ax, COPY, chance=True)  # copy: by n, no chance line
     labels = [line.get_label() for line in ax.get_lines()]
     assert "chance (1/10)" not in labels and list(ax.get_lines()[0].get_xdata()) == [1, 2, 3]
     plt.close("all")
@@ -69,9 +72,9 @@ def test_range_bars_show_the_worst_seed_the_best_and_chance():
     table = plots.range_bars(ax, LOCAL)
     assert list(table["alibi"]) == ["0-1x", "1-1.25x", "1.25-1.5x", "1.5-2x", "2-4x"]
     heights = [bar.get_height() for bar in ax.patches]
-    assert heights[:5] == [0.5] * 5                       # alibi: the worst seed
-    assert heights[5:] == pytest.approx([1.0, 0.1, 0.1, 0.1, 0.1])   # learned
-    ticks = ax.collections[0].get_segments()              # alibi's best seed
+    assert heights[:5] == [0.5] * 5  # alibi: the worst seed
+    assert heights[5:] == pytest.approx([1.0, 0.1, 0.1, 0.1, 0.1])  # learned
+    ticks = ax.collections[0].get_segments()  # alibi's best seed
     assert [seg[0][1] for seg in ticks] == [1.0] * 5
     chance = [line for line in ax.get_lines() if line.get_label() == "chance (1/10)"]
     assert chance and chance[0].get_ydata()[0] == 0.1
@@ -86,7 +89,7 @@ def test_loss_curves_one_line_per_seed_on_a_log_axis():
     plots.loss_curves(ax, LOCAL)
     lines = ax.get_lines()
     assert len(lines) == 3 and ax.get_yscale() == "log"
-    assert list(lines[0].get_xdata()) == [10, 20, 30]      # one point per 10 steps
+    assert list(lines[0].get_xdata()) == [10, 20, 30]  # one point per 10 steps
     assert list(lines[2].get_ydata()) == [2.3, 0.01, 0.001]
     assert [line.get_label() for line in lines][::2] == ["alibi", "learned"]
     with pytest.raises(ValueError, match="schemes must be among"):
@@ -99,13 +102,15 @@ def test_loss_curves_one_line_per_seed_on_a_log_axis():
 def test_loss_curves_end_where_each_model_stopped_with_the_threshold():
     stopped = {
         "config": {"task": "local_sum", "train_len": 4, "stop_loss": 0.05, "stop_window": 30},
-        "runs": {"rope": {"0": {"steps": 23, "loss_curve": [2.3, 0.1, 0.04]}},        # stopped at 23
-                 "none": {"0": {"steps": 40, "loss_curve": [2.3, 1.0, 0.5, 0.2]}}},   # hit a cap of 40
+        "runs": {
+            "rope": {"0": {"steps": 23, "loss_curve": [2.3, 0.1, 0.04]}},  # stopped at 23
+            "none": {"0": {"steps": 40, "loss_curve": [2.3, 1.0, 0.5, 0.2]}},
+        },  # hit a cap of 40
     }
     fig, ax = plt.subplots()
     plots.loss_curves(ax, stopped)
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert list(lines["rope"].get_xdata()) == [10, 20, 23]    # the last block ends at step 23
+    assert list(lines["rope"].get_xdata()) == [10, 20, 23]  # the last block ends at step 23
     assert list(lines["none"].get_xdata()) == [10, 20, 30, 40]
     stop = lines["stop: 30-step mean < 0.05"]
     assert list(stop.get_ydata()) == [0.05, 0.05] and stop.get_linestyle() == "--"
@@ -113,30 +118,34 @@ def test_loss_curves_end_where_each_model_stopped_with_the_threshold():
     plots.loss_curves(ax, stopped, threshold=False)
     assert not [line for line in ax.get_lines() if line.get_label().startswith("stop")]
     fig, ax = plt.subplots()
-    plots.loss_curves(ax, LOCAL)                               # no stop_loss: no line
+    plots.loss_curves(ax, LOCAL)  # no stop_loss: no line
     assert len(ax.get_lines()) == 3
-    assert not ax.collections                                  # no met_stop_rule: no end markers
+    assert not ax.collections  # no met_stop_rule: no end markers
     plt.close("all")
 
 
 def test_loss_curves_mark_each_end_met_or_capped():
     stopped = {
         "config": {"task": "local_sum", "stop_loss": 0.05, "stop_window": 30},
-        "runs": {"rope": {"0": {"steps": 23, "met_stop_rule": True, "loss_curve": [2.3, 0.1, 0.06]},
-                          "1": {"steps": 18, "met_stop_rule": True, "loss_curve": [2.3, 0.03]}},
-                 "none": {"0": {"steps": 40, "met_stop_rule": False, "loss_curve": [2.3, 1.0, 0.5, 0.2]}}},
+        "runs": {
+            "rope": {
+                "0": {"steps": 23, "met_stop_rule": True, "loss_curve": [2.3, 0.1, 0.06]},
+                "1": {"steps": 18, "met_stop_rule": True, "loss_curve": [2.3, 0.03]},
+            },
+            "none": {"0": {"steps": 40, "met_stop_rule": False, "loss_curve": [2.3, 1.0, 0.5, 0.2]}},
+        },
     }
     fig, ax = plt.subplots()
     plots.loss_curves(ax, stopped)
     marks = {c.get_gid(): c for c in ax.collections if c.get_gid()}
     assert set(marks) == {"met the rule", "reached the cap"}
-    legend = [c.get_label() for c in ax.collections if not c.get_gid()]   # grey, empty entries
+    legend = [c.get_label() for c in ax.collections if not c.get_gid()]  # grey, empty entries
     assert legend == ["met the rule", "reached the cap"]
-    assert marks["met the rule"].get_offsets().tolist() == [[23, 0.06], [18, 0.03]]   # each curve's end
+    assert marks["met the rule"].get_offsets().tolist() == [[23, 0.06], [18, 0.03]]  # each curve's end
     assert marks["reached the cap"].get_offsets().tolist() == [[40, 0.2]]
     assert ax.get_ylabel() == "training loss, 10-step means"
     fig, ax = plt.subplots()
-    plots.loss_curves(ax, stopped, schemes=["rope"])            # no capped run: no cross entry
+    plots.loss_curves(ax, stopped, schemes=["rope"])  # no capped run: no cross entry
     assert [c.get_gid() for c in ax.collections if c.get_gid()] == ["met the rule"]
     plt.close("all")
 
@@ -148,7 +157,7 @@ def test_results_explorer_tasks_with_different_schemes():
     box = widgets.results_explorer({"local_sum": LOCAL, "copy": COPY})
     (task, style), picks = box.children[0].children, box.children[1].children
     assert [p.description for p in picks] == ["alibi", "learned", "rope"]
-    task.value = "copy"                 # alibi and learned are not in copy: skipped, no error
+    task.value = "copy"  # alibi and learned are not in copy: skipped, no error
     style.value = "lines"
     for pick in picks:
         pick.value = False
@@ -161,8 +170,8 @@ def test_draw_results_explorer_follows_its_state():
     (ax,) = fig.axes
     lines = {line.get_label(): line for line in ax.get_lines()}
     assert ax.get_title() == "local_sum: trained at 4"
-    assert list(lines["alibi"].get_ydata()) == pytest.approx([0.75] * 15)   # mean of the two seeds
-    assert "chance (1/10)" in lines and len(ax.collections) == 2            # one band per scheme
+    assert list(lines["alibi"].get_ydata()) == pytest.approx([0.75] * 15)  # mean of the two seeds
+    assert "chance (1/10)" in lines and len(ax.collections) == 2  # one band per scheme
     plt.close(fig)
     fig = plots.draw_results_explorer(results, task="local_sum", schemes=["learned"], seeds="lines")
     (ax,) = fig.axes
@@ -188,8 +197,7 @@ def test_results_explorer_calls_its_drawing(monkeypatch):
 
     calls = []
     real = plots.draw_results_explorer
-    monkeypatch.setattr(widgets, "draw_results_explorer",
-                        lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    monkeypatch.setattr(widgets, "draw_results_explorer", lambda *a, **kw: calls.append(kw) or real(*a, **kw))
     box = widgets.results_explorer({"local_sum": LOCAL, "copy": COPY})
     (task, style), picks = box.children[0].children, box.children[1].children
     assert calls[-1] == {"task": "local_sum", "schemes": ["alibi", "learned"], "seeds": "band"}

@@ -11,18 +11,27 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-from book import encodings, plots, scaling  # noqa: E402
+from book import encodings, plots, scaling
 
 
-@pytest.mark.parametrize("d, L, base", [(128, 2048, 10000.0), (128, 32, 10000.0), (16, 32, 10000.0),
-                                        (64, 4096, 500000.0), (8, 2, 10000.0), (8, 10**9, 10.0)])
+@pytest.mark.parametrize(
+    "d, L, base",
+    [
+        (128, 2048, 10000.0),
+        (128, 32, 10000.0),
+        (16, 32, 10000.0),
+        (64, 4096, 500000.0),
+        (8, 2, 10000.0),
+        (8, 10**9, 10.0),
+    ],
+)
 def test_turned_pairs_counts_wavelengths_within_L(d, L, base):
     c = scaling.turned_pairs(d, original_max_len=L, base=base)
-    waves = [2 * math.pi * base ** (2 * i / d) for i in range(d // 2)]   # by hand
+    waves = [2 * math.pi * base ** (2 * i / d) for i in range(d // 2)]  # by hand
     assert c == sum(w <= L for w in waves)
     assert all(w <= L for w in waves[:c]) and all(w > L for w in waves[c:])
     closed = math.floor(d * math.log(L / (2 * math.pi)) / (2 * math.log(base))) + 1
@@ -43,11 +52,14 @@ def test_turned_pairs_is_yarns_one_turn_boundary_and_llamas_pi_band():
     assert not torch.allclose(llama[c - 1], old[c - 1] / s)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: scaling.turned_pairs(7, original_max_len=32), "d_model"),
-    (lambda: scaling.turned_pairs(16, original_max_len=0), "original_max_len"),
-    (lambda: scaling.turned_pairs(16, original_max_len=32, base=1.0), "base"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: scaling.turned_pairs(7, original_max_len=32), "d_model"),
+        (lambda: scaling.turned_pairs(16, original_max_len=0), "original_max_len"),
+        (lambda: scaling.turned_pairs(16, original_max_len=32, base=1.0), "base"),
+    ],
+)
 def test_turned_pairs_rejects_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -63,13 +75,13 @@ def test_wavelength_panel_draws_the_wavelengths_and_L():
     assert levels == {"training length L = 32": 32, "stretched length sL = 128": 128}
     assert ax.get_title() == "2 pairs turn within L, 6 never do"
     (shade,) = ax.patches
-    assert shade.get_x() == pytest.approx(1.5)            # from pair 2 to the last pair
+    assert shade.get_x() == pytest.approx(1.5)  # from pair 2 to the last pair
     with pytest.raises(ValueError, match="scale must be a number >= 1"):
         plots.wavelength_panel(ax, 16, original_max_len=32, scale=0.5)
     _, empty = plt.subplots()
     with pytest.raises(ValueError, match="scale must be a number >= 1"):
         plots.wavelength_panel(empty, 16, original_max_len=32, scale=0.5)
-    assert not empty.get_lines() and not empty.patches     # checked before drawing
+    assert not empty.get_lines() and not empty.patches  # checked before drawing
     plt.close("all")
 
 
@@ -78,7 +90,7 @@ def test_scaling_ratios_per_rule_with_the_pairs_yarn_keeps_in_the_title():
     ratios = plots.scaling_ratios(ax, 128, scale=4.0, original_max_len=2048)
     assert set(ratios) == {"PI", "NTK-aware", "YaRN"}
     assert float(ratios["PI"][0]) == pytest.approx(0.25) and float(ratios["YaRN"][0]) == 1.0
-    turns = 2048 * encodings.frequencies(128) / (2 * math.pi)   # YaRN keeps r_i > beta = 32
+    turns = 2048 * encodings.frequencies(128) / (2 * math.pi)  # YaRN keeps r_i > beta = 32
     assert f"{int((turns > 32).sum())} pairs kept by YaRN" in ax.get_title()
     plt.close("all")
 
@@ -90,11 +102,14 @@ def test_draw_scaling_explorer_follows_its_state():
     assert rules.get_title() == "s = 4, L = 2,048, 17 pairs kept by YaRN"
     pi = {line.get_label(): line for line in rules.get_lines()}["PI"]
     assert list(pi.get_ydata()) == pytest.approx([0.25] * 64)
-    assert [line.get_xdata()[0] for line in rules.get_lines() if line.get_linestyle() == "--"
-            and line.get_label().startswith("_")] == [40.5]  # the first pair that never turns
+    assert [
+        line.get_xdata()[0]
+        for line in rules.get_lines()
+        if line.get_linestyle() == "--" and line.get_label().startswith("_")
+    ] == [40.5]  # the first pair that never turns
     text = fig._suptitle.get_text()
     assert "of the 23 pairs that never turn within L" in text
-    assert "PI keeps 23, NTK-aware keeps 1, YaRN keeps 23" in text   # NTK-aware: only the slowest
+    assert "PI keeps 23, NTK-aware keeps 1, YaRN keeps 23" in text  # NTK-aware: only the slowest
     plt.close(fig)
     other = plots.draw_scaling_explorer(scale=16.0, original_max_len=32, d_model=128)
     assert other.axes[0].get_title() == "12 pairs turn within L, 52 never do"

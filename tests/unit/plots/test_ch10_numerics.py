@@ -8,11 +8,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-from book import plots  # noqa: E402
+from book import plots
 
 
 def test_rope_angle_errors_one_line_per_dtype_and_none_past_overflow():
@@ -21,14 +21,14 @@ def test_rope_angle_errors_one_line_per_dtype_and_none_past_overflow():
     errors = plots.rope_angle_errors(ax, positions, 128, dtypes=["bfloat16", "float16"])
     assert list(errors) == ["bfloat16", "float16", "book (float64 angles)"]
     assert [line.get_label() for line in ax.get_lines()] == list(errors)
-    assert math.isnan(ax.get_lines()[1].get_ydata()[-1])     # float16 overflow: no point drawn
+    assert math.isnan(ax.get_lines()[1].get_ydata()[-1])  # float16 overflow: no point drawn
     assert ax.get_xlabel() == "position m"
     plt.close(fig)
 
 
 def test_rope_angle_errors_rejects_a_name_that_is_no_dtype():
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match='dtypes must name torch dtypes'):
+    with pytest.raises(ValueError, match="dtypes must name torch dtypes"):
         plots.rope_angle_errors(ax, torch.arange(1, 5), 8, dtypes=["float8"])
     plt.close("all")
 

@@ -6,11 +6,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-from book import plots  # noqa: E402
+from book import plots
 
 
 def test_heatmap_signed_is_centred_and_rejects_vectors():
@@ -27,6 +27,6 @@ def test_heatmap_signed_is_centred_and_rejects_vectors():
 
 def test_cosine_similarity_rejects_a_vector():
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match='table must be a 2-D floating tensor'):
+    with pytest.raises(ValueError, match="table must be a 2-D floating tensor"):
         plots.cosine_similarity(torch.ones(3))
     plt.close("all")

@@ -1,7 +1,7 @@
 """book.plots.live: the live twin as text (controls, labels, one frame per
 state, each frame the draw function's own figure, images rendered or not
 as ``render_images`` says). Opening a twin in a browser is tested in
-tests/test_live.py."""
+tests/site/test_live_twin_browser.py."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-from PIL import Image  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+from PIL import Image
 
-from book import plots  # noqa: E402
+from book import plots
 
 ROOT = Path(__file__).resolve().parents[3]
 ALT = "A test figure showing its state as a title and a line."
@@ -37,8 +37,9 @@ CONTROLS = {"size": [2, 5, 9], "mode": ["up", "down"], "flag": [False, True]}
 
 
 def frames(text: str) -> dict[str, str]:
-    return json.loads(re.search(r'<script type="application/json" class="live-frames">(.*?)</script>',
-                                text, re.S).group(1))
+    return json.loads(
+        re.search(r'<script type="application/json" class="live-frames">(.*?)</script>', text, re.S).group(1)
+    )
 
 
 def test_state_grid_is_the_product_last_control_fastest():
@@ -49,12 +50,15 @@ def test_state_grid_is_the_product_last_control_fastest():
     assert grid[-1] == {"size": 9, "mode": "down", "flag": True}
 
 
-@pytest.mark.parametrize("controls, message", [
-    ({}, "controls must name at least one parameter"),
-    ({"a": []}, r"controls\['a'\] must hold at least one value"),
-    ({"a": [1, 1]}, r"controls\['a'\] must not repeat a value"),
-    ({"a": range(10), "b": range(10)}, "controls make 100 states; at most 64"),
-])
+@pytest.mark.parametrize(
+    "controls, message",
+    [
+        ({}, "controls must name at least one parameter"),
+        ({"a": []}, r"controls\['a'\] must hold at least one value"),
+        ({"a": [1, 1]}, r"controls\['a'\] must not repeat a value"),
+        ({"a": range(10), "b": range(10)}, "controls make 100 states; at most 64"),
+    ],
+)
 def test_state_grid_rejects_bad_grids(controls, message):
     with pytest.raises(ValueError, match=message):
         plots.live_state_grid(controls)
@@ -63,11 +67,11 @@ def test_state_grid_rejects_bad_grids(controls, message):
 def test_figure_data_uri_is_a_stable_palette_png():
     uri = plots.figure_data_uri(draw_state(size=5, mode="up", flag=True))
     again = plots.figure_data_uri(draw_state(size=5, mode="up", flag=True))
-    assert uri == again                                   # no date or version in the bytes
+    assert uri == again  # no date or version in the bytes
     data = base64.b64decode(uri.removeprefix("data:image/png;base64,"))
     image = Image.open(io.BytesIO(data))
     assert image.format == "PNG" and image.mode == "P" and "Software" not in image.info
-    assert 100 < image.size[0] < 170                        # 2 inches at 72 dpi, tight box
+    assert 100 < image.size[0] < 170  # 2 inches at 72 dpi, tight box
     big = plots.figure_data_uri(draw_state(size=5, mode="up", flag=True), dpi=144)
     big_size = Image.open(io.BytesIO(base64.b64decode(big.split(",")[1]))).size
     assert big_size[0] == pytest.approx(2 * image.size[0], abs=4)
@@ -78,14 +82,20 @@ def test_figure_data_uri_is_a_stable_palette_png():
 
 
 def test_live_html_has_labelled_controls_and_one_frame_per_state():
-    text = plots.live_html(draw_state, CONTROLS, name="t-1", alt=ALT, labels={"size": "points"},
-                           initial={"mode": "down"}, offset=1.0)
+    text = plots.live_html(
+        draw_state, CONTROLS, name="t-1", alt=ALT, labels={"size": "points"}, initial={"mode": "down"}, offset=1.0
+    )
     assert text.count('id="live-t-1"') == 1
-    assert re.search(r'<label[^>]*>points <input type="range" min="0" max="2" step="1" value="0" '
-                     r'data-param="size" aria-label="points">', text)
-    assert '<select data-param="mode" aria-label="mode"><option value="0">up</option>' \
-           '<option value="1" selected>down</option></select>' in text
-    assert '<option value="0" selected>off</option><option value="1">on</option>' in text   # booleans
+    assert re.search(
+        r'<label[^>]*>points <input type="range" min="0" max="2" step="1" value="0" '
+        r'data-param="size" aria-label="points">',
+        text,
+    )
+    assert (
+        '<select data-param="mode" aria-label="mode"><option value="0">up</option>'
+        '<option value="1" selected>down</option></select>' in text
+    )
+    assert '<option value="0" selected>off</option><option value="1">on</option>' in text  # booleans
     assert '<output data-for="mode" style="font-weight:bold">down</output>' in text
     assert ">size = 2, mode = down, flag = off</div>" in text
     shown = frames(text)
@@ -94,9 +104,10 @@ def test_live_html_has_labelled_controls_and_one_frame_per_state():
     assert shown["2,0,1"] == plots.figure_data_uri(draw_state(size=9, mode="up", flag=True, offset=1.0))
     assert shown["2,0,1"] != plots.figure_data_uri(draw_state(size=9, mode="up", flag=True))
     assert f'src="{shown["0,1,0"]}" data-state="0,1,0" alt="{ALT}"' in text
-    assert "http" not in text.replace(ALT, "")           # nothing to fetch
-    assert text == plots.live_html(draw_state, CONTROLS, name="t-1", alt=ALT, labels={"size": "points"},
-                                   initial={"mode": "down"}, offset=1.0)   # the same on every run
+    assert "http" not in text.replace(ALT, "")  # nothing to fetch
+    assert text == plots.live_html(
+        draw_state, CONTROLS, name="t-1", alt=ALT, labels={"size": "points"}, initial={"mode": "down"}, offset=1.0
+    )  # the same on every run
 
 
 def test_without_images_a_twin_is_the_same_html_with_its_images_masked():
@@ -111,9 +122,9 @@ def test_without_images_a_twin_is_the_same_html_with_its_images_masked():
     drawn = []
     fast = plots.live_html(lambda **st: drawn.append(st) or draw_state(**st), CONTROLS, render_images=False, **kw)
     assert mask(fast) == mask(rendered) and fast != rendered
-    assert len(drawn) == 12 and len(set(frames(fast).values())) == 1     # every state drawn, none rendered
+    assert len(drawn) == 12 and len(set(frames(fast).values())) == 1  # every state drawn, none rendered
     assert Image.open(io.BytesIO(base64.b64decode(frames(fast)["0,0,0"].split(",")[1]))).size == (1, 1)
-    assert plt.get_fignums() == []                                        # and closed
+    assert plt.get_fignums() == []  # and closed
 
     def fails_at_nine(**st):
         if st["size"] == 9:
@@ -133,8 +144,11 @@ def test_live_html_renders_whatever_the_environment_says(monkeypatch):
     assert plots.live_html(draw_state, {"size": [2, 3]}, mode="up", flag=False, **kw) == rendered
     placeholder = plots.live_html(draw_state, {"size": [2, 3]}, mode="up", flag=False, render_images=False, **kw)
     monkeypatch.setenv("BOOK_LIVE_TWIN_IMAGES", "1")
-    assert plots.live_html(draw_state, {"size": [2, 3]}, mode="up", flag=False, render_images=False,
-                           **kw) == placeholder != rendered
+    assert (
+        plots.live_html(draw_state, {"size": [2, 3]}, mode="up", flag=False, render_images=False, **kw)
+        == placeholder
+        != rendered
+    )
     twin = plots.live_twin(draw_state, {"size": [2, 3]}, mode="up", flag=False, render_images=False, **kw)
     assert twin.data == placeholder
 
@@ -154,19 +168,26 @@ def test_live_html_inlines_live_twin_js_on_one_line():
 
 
 def test_live_html_escapes_labels_inside_scripts():
-    text = plots.live_html(lambda *, mode: draw_state(size=3, mode="up", flag=mode == "</script>"),
-                           {"mode": ["a", "</script>"]}, name="esc", alt=ALT)
+    text = plots.live_html(
+        lambda *, mode: draw_state(size=3, mode="up", flag=mode == "</script>"),
+        {"mode": ["a", "</script>"]},
+        name="esc",
+        alt=ALT,
+    )
     spec = re.search(r'class="live-spec">(.*?)</script>', text).group(1)
     assert "</script>" not in spec and json.loads(spec)["labels"]["mode"] == ["a", "</script>"]
-    assert "<option value=\"1\">&lt;/script&gt;</option>" in text
+    assert '<option value="1">&lt;/script&gt;</option>' in text
 
 
-@pytest.mark.parametrize("kwargs, exc, message", [
-    ({"name": "has space"}, ValueError, "name must be letters, digits and '-'"),
-    ({"alt": "short"}, ValueError, "alt must describe the figure"),
-    ({"initial": {"size": 4}}, ValueError, r"initial\['size'\] must be one of \[2, 5, 9\]"),
-    ({"initial": {"colour": "red"}}, ValueError, "initial names parameters that are not controls"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        ({"name": "has space"}, ValueError, "name must be letters, digits and '-'"),
+        ({"alt": "short"}, ValueError, "alt must describe the figure"),
+        ({"initial": {"size": 4}}, ValueError, r"initial\['size'\] must be one of \[2, 5, 9\]"),
+        ({"initial": {"colour": "red"}}, ValueError, "initial names parameters that are not controls"),
+    ],
+)
 def test_live_html_rejects_bad_arguments(kwargs, exc, message):
     args = {"name": "ok", "alt": ALT, **kwargs}
     with pytest.raises(exc, match=message):

@@ -6,7 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from book import plots  # noqa: E402
+from book import plots
 
 
 def test_use_style_adds_the_hangul_font_after_dejavu_sans():
