@@ -4,12 +4,15 @@
 #                 student copies, strict book build, browser and JupyterLab tests
 #   make reader - write the reader editions (reader/: no MyST, for Binder, Colab, download)
 #   make test-fast - the same without the slow second executions and the browser tests
+#   make test-unit, make test-notebooks, make test-site - one part of the suite
+#                 (tests/unit: the library; tests/notebooks with nbval over notebooks/
+#                 and guide/; tests/site: build, browser, JupyterLab)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-fast lab notebooks reader clean
+.PHONY: book test test-fast test-unit test-notebooks test-site lab notebooks reader clean
 
 $(STAMP): requirements.txt requirements-reader.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +28,16 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" --ignore=tests/test_browser.py --ignore=tests/test_jupyterlab.py
+	$(BIN)/python -m pytest -m "not slow" --ignore=tests/site/test_browser.py --ignore=tests/site/test_jupyterlab.py
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest tests/unit
+
+test-notebooks: $(STAMP)
+	$(BIN)/python -m pytest tests/notebooks notebooks guide
+
+test-site: $(STAMP)
+	$(BIN)/python -m pytest tests/site
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks

@@ -37,7 +37,7 @@ def public_name(target: str) -> str:
     """The documented name for ``target`` (``target`` itself if it needs no change)."""
     for alias, module in ALIASES.items():
         if target.startswith(alias):
-            target = module + target[len(alias):]
+            target = module + target[len(alias) :]
     return PUBLIC_NAMES.get(target, target)
 
 
@@ -56,7 +56,7 @@ def split_raises(lines: list[str]) -> None:
         match = RAISES.match(line)
         if match:
             names = re.split(r"\s*/\s*", match.group(2))
-            lines[i] = match.group(1) + " or ".join(names) + line[match.end(2):]
+            lines[i] = match.group(1) + " or ".join(names) + line[match.end(2) :]
 
 
 def _process_docstring(app: Sphinx, what, name, obj, options, lines: list[str]) -> None:

@@ -26,8 +26,7 @@ def _mathjax_dir() -> Path:
     root = Path(spec.origin).parent / "static" / "mathjax" / "es5" if spec and spec.origin else None
     if root is None or not (root / BUNDLE).is_file():
         raise ExtensionError(
-            "offline_mathjax needs MathJax 3 from the 'django-static-mathjax' package: "
-            "pip install -r requirements.txt"
+            "offline_mathjax needs MathJax 3 from the 'django-static-mathjax' package: pip install -r requirements.txt"
         )
     return root
 

@@ -1,7 +1,7 @@
 """Launch and download buttons open a chapter's reader edition.
 
 The reader editions (``reader/*.ipynb``, written by ``python -m book.classroom
-reader reader`` and committed; ``tests/test_editions.py`` checks they are
+reader reader`` and committed; ``tests/unit/test_editions.py`` checks they are
 current) read without MyST. On every page that has one, this extension points
 the theme's Binder and Colab buttons at that file, at the git tag of this
 edition (``v`` + ``book.__version__``), and the ``.ipynb`` download button at
@@ -68,6 +68,6 @@ def _copy_editions(app: Sphinx, exception) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.connect("html-page-context", _point_buttons, priority=900)   # after the theme builds the buttons
+    app.connect("html-page-context", _point_buttons, priority=900)  # after the theme builds the buttons
     app.connect("build-finished", _copy_editions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

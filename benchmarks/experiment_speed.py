@@ -14,7 +14,7 @@ over rounds of the same-round ratios. Run from the repository root::
 
 The times are the experiments' own clocks (``--benchmark``: training and
 testing, from the first job to the last), not including Python's start-up.
-The README quotes the output with the machine it came from.
+``benchmarks/README.md`` keeps the latest output, with its date and machine.
 """
 
 from __future__ import annotations
@@ -25,14 +25,37 @@ import statistics
 import subprocess
 import sys
 
-BASELINE = ["--task", "fibonacci", "--schemes", "none", "sinusoidal", "learned", "rope", "alibi",
-            "--seeds", "0", "1", "2", "--steps", "300", "--lr", "0.005", "--stop-loss", "none", "--separate"]
+BASELINE = [
+    "--task",
+    "fibonacci",
+    "--schemes",
+    "none",
+    "sinusoidal",
+    "learned",
+    "rope",
+    "alibi",
+    "--seeds",
+    "0",
+    "1",
+    "2",
+    "--steps",
+    "300",
+    "--lr",
+    "0.005",
+    "--stop-loss",
+    "none",
+    "--separate",
+]
 
 
 def wall_time(args: list[str]) -> tuple[float, str]:
     """Run ``python -m book.experiments ARGS --benchmark --quiet``; return its wall time and headline."""
-    out = subprocess.run([sys.executable, "-m", "book.experiments", *args, "--benchmark", "--quiet"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "book.experiments", *args, "--benchmark", "--quiet"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     match = re.search(r"wall time ([0-9.]+) s for (\d+) models \(([0-9,]+) training steps", out)
     if match is None:
         raise RuntimeError(f"no wall time in the experiment's output:\n{out}")
@@ -42,8 +65,9 @@ def wall_time(args: list[str]) -> tuple[float, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3, help="baseline/candidate pairs (default 3)")
-    parser.add_argument("--baseline", default=" ".join(BASELINE),
-                        help="options of the baseline run (default: %(default)s)")
+    parser.add_argument(
+        "--baseline", default=" ".join(BASELINE), help="options of the baseline run (default: %(default)s)"
+    )
     parser.add_argument("candidate", nargs="*", help="options for the candidate run, after --")
     args = parser.parse_args(argv)
     if args.rounds < 1:

@@ -9,8 +9,8 @@ elementwise operation. Run from the repository root::
     python benchmarks/rope_speed.py --threads 2 --lengths 1024 4096
 
 It prints one table per length: the median time in microseconds and the
-median, over rounds, of the ratio to a copy timed in the same round. The
-README quotes its output with the machine it came from.
+median, over rounds, of the ratio to a copy timed in the same round.
+``benchmarks/README.md`` keeps its latest output, with the date and machine.
 
 With ``--compile OUT.json`` it also times a ``torch.compile``d (fused)
 rotation with the cos/sin cache, which reads ``x`` and the cache and writes
@@ -50,14 +50,23 @@ def rope_variants(x: torch.Tensor) -> dict[str, tuple[str, dict]]:
     reference = encodings.apply_rope(x)
     torch.testing.assert_close(encodings.apply_rope_cached(x, cos, sin), reference)
     torch.testing.assert_close(encodings.apply_rope_complex(x, cis), reference)
-    torch.testing.assert_close(encodings.apply_rope_cached(x, cos, sin, layout="half"),
-                               encodings.apply_rope(x, layout="half"))
+    torch.testing.assert_close(
+        encodings.apply_rope_cached(x, cos, sin, layout="half"), encodings.apply_rope(x, layout="half")
+    )
     y = torch.empty_like(x)
     torch.testing.assert_close(encodings.apply_rope_complex(x, cis, out=y), reference)
     z = x.clone()  # rotated in place over and over: |cis| = 1 keeps its scale
     torch.testing.assert_close(encodings.apply_rope_complex(z, cis, out=z), reference)
-    env = {"x": x, "y": y, "z": z, "encodings": encodings, "cos": cos, "sin": sin, "cis": cis,
-           "xc": x.view(torch.complex64)}
+    env = {
+        "x": x,
+        "y": y,
+        "z": z,
+        "encodings": encodings,
+        "cos": cos,
+        "sin": sin,
+        "cis": cis,
+        "xc": x.view(torch.complex64),
+    }
     return {
         COPY: ("x.clone()", env),
         COPY_INTO: ("y.copy_(x)", env),
@@ -81,8 +90,9 @@ def _as_call(stmt: str, env: dict):
     return lambda: eval(code, env)
 
 
-def rope_table(length: int, *, heads: int, head_dim: int, min_run_time: float,
-               rounds: int) -> list[tuple[str, float, float]]:
+def rope_table(
+    length: int, *, heads: int, head_dim: int, min_run_time: float, rounds: int
+) -> list[tuple[str, float, float]]:
     """(name, median time in us, median ratio to its copy) for every variant.
 
     Timings on a shared VM drift by 20% or more from one second to the next,
@@ -93,8 +103,11 @@ def rope_table(length: int, *, heads: int, head_dim: int, min_run_time: float,
     """
     x = torch.randn(1, heads, length, head_dim, generator=torch.Generator().manual_seed(0))
     variants = rope_variants(x)
-    times = numerics.time_calls({name: _as_call(stmt, env) for name, (stmt, env) in variants.items()},
-                                rounds=rounds, min_run_time=min_run_time / rounds)
+    times = numerics.time_calls(
+        {name: _as_call(stmt, env) for name, (stmt, env) in variants.items()},
+        rounds=rounds,
+        min_run_time=min_run_time / rounds,
+    )
     rows = []
     for name, ts in times.items():
         floor = COPY_INTO if "buffer" in name or "in place" in name else COPY
@@ -119,8 +132,7 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def compiled_measurement(length: int, *, heads: int, head_dim: int, min_run_time: float,
-                         rounds: int) -> dict:
+def compiled_measurement(length: int, *, heads: int, head_dim: int, min_run_time: float, rounds: int) -> dict:
     """Time eager and compiled (fused) RoPE against a copy.
 
     Bytes: counted by ``numerics.memory_traffic`` for the copy and the eager
@@ -140,9 +152,11 @@ def compiled_measurement(length: int, *, heads: int, head_dim: int, min_run_time
     compile_s = time.perf_counter() - start
     kernels = metrics.generated_kernel_count
     assert torch.equal(got, encodings.apply_rope_cached(x, cos, sin))  # bit for bit, checked first
-    calls = {"copy": lambda: x.clone(),
-             "eager, interleaved cache": lambda: encodings.apply_rope_cached(x, cos, sin),
-             "compiled (fused), interleaved cache": lambda: fused(x, cos, sin)}
+    calls = {
+        "copy": lambda: x.clone(),
+        "eager, interleaved cache": lambda: encodings.apply_rope_cached(x, cos, sin),
+        "compiled (fused), interleaved cache": lambda: fused(x, cos, sin),
+    }
     times = numerics.time_calls(calls, rounds=rounds, min_run_time=min_run_time)
     eager = numerics.memory_traffic(calls["eager, interleaved cache"])
     copy = numerics.memory_traffic(calls["copy"])
@@ -158,8 +172,10 @@ def compiled_measurement(length: int, *, heads: int, head_dim: int, min_run_time
         "generated_kernels": kernels,
         "median_us": {name: round(sorted(ts)[len(ts) // 2] * 1e6, 1) for name, ts in times.items()},
         "ratio_to_copy": {name: round(numerics.median_ratio(times, name, "copy"), 2) for name in calls},
-        "bytes_counted": {"copy": copy["read"] + copy["written"],
-                          "eager, interleaved cache": eager["read"] + eager["written"]},
+        "bytes_counted": {
+            "copy": copy["read"] + copy["written"],
+            "eager, interleaved cache": eager["read"] + eager["written"],
+        },
         "bytes_one_pass": {"compiled (fused), interleaved cache": 2 * x_bytes + cache_bytes},
     }
 
@@ -170,13 +186,24 @@ def alibi_rows(length: int, *, heads: int, head_dim: int, min_run_time: float) -
     mask = encodings.alibi_bias(heads, length) + attention.causal_mask(length)
     ours, _ = attention.attention(q, k, v, bias=encodings.alibi_bias(heads, length), causal=True)
     torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), ours, atol=1e-5, rtol=1e-5)
-    env = {"attention": attention, "F": F, "q": q, "k": k, "v": v, "mask": mask,
-           "bias": encodings.alibi_bias(heads, length)}
+    env = {
+        "attention": attention,
+        "F": F,
+        "q": q,
+        "k": k,
+        "v": v,
+        "mask": mask,
+        "bias": encodings.alibi_bias(heads, length),
+    }
     return [
-        ("ALiBi, written-out attention", time_us("attention.attention(q, k, v, bias=bias, causal=True)", env,
-                                                  min_run_time)),
-        ("ALiBi, scaled_dot_product_attention", time_us("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)",
-                                                         env, min_run_time)),
+        (
+            "ALiBi, written-out attention",
+            time_us("attention.attention(q, k, v, bias=bias, causal=True)", env, min_run_time),
+        ),
+        (
+            "ALiBi, scaled_dot_product_attention",
+            time_us("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)", env, min_run_time),
+        ),
     ]
 
 
@@ -188,30 +215,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--head-dim", type=int, default=64)
     p.add_argument("--min-run-time", type=float, default=0.5, help="seconds of timing per statement")
     p.add_argument("--rounds", type=int, default=5, help="rounds of back-to-back timings (default: 5)")
-    p.add_argument("--compile", metavar="OUT.json", type=Path, default=None,
-                   help="also time a torch.compile'd (fused) RoPE at the first length and write it here")
+    p.add_argument(
+        "--compile",
+        metavar="OUT.json",
+        type=Path,
+        default=None,
+        help="also time a torch.compile'd (fused) RoPE at the first length and write it here",
+    )
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    print(f"{platform.machine()}, {platform.processor() or 'cpu'}, torch {torch.__version__}, "
-          f"{args.threads} thread(s); x of shape (1, {args.heads}, n, {args.head_dim}), float32")
+    print(
+        f"{platform.machine()}, {platform.processor() or 'cpu'}, torch {torch.__version__}, "
+        f"{args.threads} thread(s); x of shape (1, {args.heads}, n, {args.head_dim}), float32"
+    )
     for n in args.lengths:
-        rows = rope_table(n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time,
-                          rounds=args.rounds)
-        print(f"\nRoPE, n = {n}  (ratios: to x.clone(), or for 'into a buffer' and 'in place' "
-              f"to y.copy_(x); median of {args.rounds} same-round ratios)")
+        rows = rope_table(
+            n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time, rounds=args.rounds
+        )
+        print(
+            f"\nRoPE, n = {n}  (ratios: to x.clone(), or for 'into a buffer' and 'in place' "
+            f"to y.copy_(x); median of {args.rounds} same-round ratios)"
+        )
         for name, us, ratio in rows:
             print(f"  {name:<44} {us:10.1f} us  {ratio:6.2f} x copy")
     if args.compile is not None:
         n = args.lengths[0]
-        result = compiled_measurement(n, heads=args.heads, head_dim=args.head_dim,
-                                      min_run_time=args.min_run_time, rounds=args.rounds)
+        result = compiled_measurement(
+            n, heads=args.heads, head_dim=args.head_dim, min_run_time=args.min_run_time, rounds=args.rounds
+        )
         args.compile.write_text(json.dumps(result, indent=1) + "\n")
-        print(f"\nRoPE, n = {n}, torch.compile (compiled in {result['compile_seconds']} s), "
-              f"written to {args.compile}")
+        print(f"\nRoPE, n = {n}, torch.compile (compiled in {result['compile_seconds']} s), written to {args.compile}")
         for name, ratio in result["ratio_to_copy"].items():
             counted = result["bytes_counted"].get(name)
-            moved = (f"{counted / 2**20:7.1f} MiB moved (counted)" if counted is not None else
-                     f"{result['bytes_one_pass'][name] / 2**20:7.1f} MiB (one pass, by construction)")
+            moved = (
+                f"{counted / 2**20:7.1f} MiB moved (counted)"
+                if counted is not None
+                else f"{result['bytes_one_pass'][name] / 2**20:7.1f} MiB (one pass, by construction)"
+            )
             print(f"  {name:<44} {result['median_us'][name]:10.1f} us  {ratio:6.2f} x copy  {moved}")
         print(f"  inductor generated {result['generated_kernels']} kernel(s)")
     n = min(args.lengths)

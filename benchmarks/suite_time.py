@@ -1,8 +1,8 @@
 """Time of the test suite against earlier commits' suites, side by side.
 
-Issue #16's target is a test run (after the install) that takes at most 60%
-of the time of the suite it replaced, on the same machine, run side by side.
-This script makes that measurement.
+A change to the test suite must not make ``make test`` slower (after the
+install), measured on one machine with the suites run side by side. This
+script makes that measurement.
 
 Every suite is a fresh copy of a commit, exported with ``git archive`` into a
 temporary folder: each baseline commit, and this tree as ``git stash create``
@@ -20,7 +20,7 @@ book, on a machine with nothing else heavy running::
     python benchmarks/suite_time.py                     # against 0fe8116 and ff5882e
     python benchmarks/suite_time.py --baseline 0fe8116 --rounds 2
     python benchmarks/suite_time.py --tree-first        # a second round, the other way
-    python benchmarks/suite_time.py --baseline HEAD -- tests/test_validate.py
+    python benchmarks/suite_time.py --baseline HEAD -- tests/unit/test_validate.py
 
 Arguments after ``--`` go to every suite's pytest. Without them each suite
 runs its default run, the one ``make test`` runs.
@@ -35,8 +35,8 @@ its tests (exit 1) is timed and reported with its failures counted. Any
 other exit (a collection or usage error, a timeout) stops the script. On a
 timeout, Ctrl-C, kill or hang-up the suite's processes are killed (on
 Linux all of them; elsewhere pytest's process group) and the temporary
-folder is removed. The README quotes the output with the machine it came
-from.
+folder is removed. ``benchmarks/README.md`` keeps the latest output, with
+its date and machine.
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The suites #16 is measured against: the one before the speed work, with
-#: the same kinds of checks (each notebook three times), and the one of the
-#: day the issue was filed (nbval, then every student copy executed again).
+#: The default baselines: the suite before the background jobs, with the same
+#: kinds of checks (each notebook three times), and an older one (nbval, then
+#: every student copy executed again).
 BASELINES = ("0fe8116", "ff5882e")
 #: The label of this tree's suite.
 TREE = "this tree"
@@ -104,8 +104,11 @@ def check_checkout() -> None:
 
 def resolve(rev: str) -> str:
     """The full hash of commit ``rev``; a clear exit if there is none."""
-    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", "--end-of-options",
-                           f"{rev}^{{commit}}"], capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"--baseline must name a commit of this repository, got {rev!r}")
     return done.stdout.strip()
@@ -146,8 +149,13 @@ def check_imports_from(tree: Path) -> None:
     """Exit unless ``import book``, with ``tree``'s environment and run from
     an empty folder, finds ``tree``'s own package."""
     with tempfile.TemporaryDirectory() as empty:
-        done = subprocess.run([sys.executable, "-c", "import book; print(book.__file__)"], cwd=empty,
-                              env=environment(tree), capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", "import book; print(book.__file__)"],
+            cwd=empty,
+            env=environment(tree),
+            capture_output=True,
+            text=True,
+        )
     if done.returncode != 0:
         raise SystemExit(f"import book failed for {tree}:\n{done.stderr[-2000:]}")
     found = Path(done.stdout.strip()).resolve()
@@ -176,7 +184,7 @@ def _descendants() -> list[int]:
     """This process's descendants, from ``/proc`` (empty elsewhere)."""
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:   # "pid (name) state ppid ...": the parent is the second field after the name
+        try:  # "pid (name) state ppid ...": the parent is the second field after the name
             ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             continue
@@ -234,11 +242,17 @@ def run_suite(tree: Path, pytest_args: list[str], timeout: float = TIMEOUT) -> T
     Processes of the suite still running 30 s after pytest ends are killed
     (with a warning) and counted."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with tempfile.TemporaryFile("w+") as log:   # a file, not a pipe: a leftover process cannot hold it open
+    with tempfile.TemporaryFile("w+") as log:  # a file, not a pipe: a leftover process cannot hold it open
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *pytest_args],
-                                cwd=tree, env=environment(tree), stdout=log, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *pytest_args],
+            cwd=tree,
+            env=environment(tree),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -251,8 +265,7 @@ def run_suite(tree: Path, pytest_args: list[str], timeout: float = TIMEOUT) -> T
         output = log.read()
     left = _reap(30.0)
     if left:
-        print(f"warning: {left} processes of the suite in {tree} still ran 30 s after pytest; killed",
-              file=sys.stderr)
+        print(f"warning: {left} processes of the suite in {tree} still ran 30 s after pytest; killed", file=sys.stderr)
         _kill_all()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -269,11 +282,16 @@ def describe(t: Timing) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--baseline", action="append", metavar="REV",
-                        help=f"a commit whose suite to time (repeatable; default: {' and '.join(BASELINES)})")
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        metavar="REV",
+        help=f"a commit whose suite to time (repeatable; default: {' and '.join(BASELINES)})",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="rounds of all suites, order alternating (default 1)")
-    parser.add_argument("--tree-first", action="store_true",
-                        help="round 1 runs this tree first (later rounds still alternate)")
+    parser.add_argument(
+        "--tree-first", action="store_true", help="round 1 runs this tree first (later rounds still alternate)"
+    )
     parser.add_argument("pytest_args", nargs="*", help="arguments for every suite's pytest, after --")
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -286,37 +304,45 @@ def main(argv: list[str] | None = None) -> int:
     if suites[-1].note.endswith("changes"):
         untracked = git("ls-files", "--others", "--exclude-standard").splitlines()
         if untracked:
-            print(f"warning: {len(untracked)} untracked files are not in this tree's suite "
-                  f"(git add them to include them): {', '.join(untracked[:5])}", file=sys.stderr)
+            print(
+                f"warning: {len(untracked)} untracked files are not in this tree's suite "
+                f"(git add them to include them): {', '.join(untracked[:5])}",
+                file=sys.stderr,
+            )
     subreaper = _become_subreaper()
-    for sig in (signal.SIGTERM, signal.SIGHUP):   # clean up on kill or hang-up, as on Ctrl-C
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # clean up on kill or hang-up, as on Ctrl-C
         signal.signal(sig, lambda number, _: sys.exit(128 + number))
     runs: dict[str, list[Timing]] = {s.label: [] for s in suites}
-    print(f"pytest {' '.join(args.pytest_args) or '(each suite default run)'}; {args.rounds} round(s); "
-          f"{os.cpu_count()} CPUs; {sys.executable}; CPU time of orphans "
-          f"{'counted' if subreaper else 'missed'}")
+    print(
+        f"pytest {' '.join(args.pytest_args) or '(each suite default run)'}; {args.rounds} round(s); "
+        f"{os.cpu_count()} CPUs; {sys.executable}; CPU time of orphans "
+        f"{'counted' if subreaper else 'missed'}"
+    )
     print("| round | suite | commit | tests | wall | CPU |")
     print("| ---: | --- | --- | --- | ---: | ---: |", flush=True)
     try:
         with tempfile.TemporaryDirectory(prefix="book-suite-time-") as tmp:
             for r in range(1, args.rounds + 1):
                 order = suites if (r % 2 == 1) != args.tree_first else suites[::-1]
-                for s in order:   # a fresh copy for every run: no caches from an earlier round
+                for s in order:  # a fresh copy for every run: no caches from an earlier round
                     tree = export(s.commit, Path(tmp) / f"suite-{suites.index(s)}-round-{r}")
                     check_imports_from(tree)
                     t = run_suite(tree, args.pytest_args)
                     shutil.rmtree(tree, ignore_errors=True)
                     runs[s.label].append(t)
-                    print(f"| {r} | {s.label} | {s.note} | {describe(t)} | {t.wall:.2f} s | {t.cpu:.1f} s |",
-                          flush=True)
+                    print(
+                        f"| {r} | {s.label} | {s.note} | {describe(t)} | {t.wall:.2f} s | {t.cpu:.1f} s |", flush=True
+                    )
     finally:
         _kill_all()
     ours = runs[TREE]
     for s in suites[:-1]:
         wall = [o.wall / b.wall for o, b in zip(ours, runs[s.label])]
         cpu = [o.cpu / b.cpu for o, b in zip(ours, runs[s.label])]
-        print(f"{TREE} against {s.label} ({s.commit}): {statistics.median(wall):.0%} of its wall time "
-              f"(rounds: {', '.join(f'{x:.0%}' for x in wall)}), {statistics.median(cpu):.0%} of its CPU time")
+        print(
+            f"{TREE} against {s.label} ({s.commit}): {statistics.median(wall):.0%} of its wall time "
+            f"(rounds: {', '.join(f'{x:.0%}' for x in wall)}), {statistics.median(cpu):.0%} of its CPU time"
+        )
     return 0
 
 

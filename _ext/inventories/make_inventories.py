@@ -13,7 +13,7 @@ loads (the same format ``sphobjinv`` or a Sphinx build writes)::
 
 Add an entry to a ``.txt`` file when ``jupyter-book build -n`` reports a
 ``reference target not found`` for a name that project documents, then rerun
-this script and commit both files. ``tests/test_reference.py`` checks that the
+this script and commit both files. ``tests/site/test_reference.py`` checks that the
 ``.inv`` files are up to date with the ``.txt`` files.
 """
 
