@@ -38,7 +38,6 @@ another. Results are written as JSON (no pickle).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
@@ -49,7 +48,6 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import torch
@@ -536,120 +534,6 @@ def conclusions(results: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _parser() -> argparse.ArgumentParser:
-    d = Config()
-    p = argparse.ArgumentParser(
-        prog="python -m book.experiments",
-        description="Train a tiny Transformer once per position scheme and seed at one length, "
-        "then test it on longer inputs (chapter 8 of Positional Encoding, Interactively). "
-        "With no options: the local_sum task, all six schemes, seeds 0 1 2 3 4.",
-    )
-    p.add_argument(
-        "--task",
-        choices=TASKS,
-        default=d.task,
-        help="fibonacci: each token is the sum of the two before it mod 10, scored by position; "
-        "local_sum: i.i.d. tokens, each target the sum mod 10 of the tokens --offsets back, "
-        "scored by position; copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)",
-    )
-    p.add_argument(
-        "--offsets",
-        nargs="+",
-        type=int,
-        default=list(d.offsets),
-        help="local_sum: how far back the summed tokens lie (default: 0 1, the token and the one before it)",
-    )
-    p.add_argument(
-        "--schemes",
-        nargs="+",
-        choices=SCHEMES,
-        default=list(d.schemes),
-        metavar="SCHEME",
-        help=f"position schemes to train, from {' '.join(SCHEMES)} (default: {' '.join(d.schemes)})",
-    )
-    p.add_argument("--seeds", nargs="+", type=int, default=list(d.seeds), help="seeds (default: 0 1 2 3 4)")
-    p.add_argument("--steps", type=int, default=d.steps, help="training steps per model (default: %(default)s)")
-    p.add_argument(
-        "--train-len",
-        type=int,
-        default=d.train_len,
-        help="training length: tokens (fibonacci) or n (copy) (default: %(default)s)",
-    )
-    p.add_argument(
-        "--test-len",
-        type=int,
-        default=d.test_len,
-        help="longest test length, same unit (default: %(default)s; use 16 with --task copy and --train-len 8)",
-    )
-    p.add_argument("--batch", type=int, default=d.batch, help="sequences per step (default: %(default)s)")
-    p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate of AdamW (default: %(default)s)")
-    p.add_argument(
-        "--stop-loss",
-        type=_loss_or_none,
-        default=d.stop_loss,
-        help="stop a model once its mean training loss over the last --stop-window steps is below "
-        "this (--steps is then a cap); 'none' trains every model for all --steps "
-        "(default: %(default)s)",
-    )
-    p.add_argument(
-        "--stop-window",
-        type=int,
-        default=d.stop_window,
-        help="steps averaged by the --stop-loss rule (default: %(default)s)",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=2,
-        help="processes, one CPU thread each; results do not depend on it (default: %(default)s)",
-    )
-    p.add_argument("--output", type=Path, help="write the results as JSON to this path")
-    p.add_argument(
-        "--benchmark",
-        action="store_true",
-        help="print the wall time of the run, seconds per scheme and steps per second",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--separate",
-        action="store_true",
-        help="train every seed alone instead of the seeds of a scheme together (same results up to "
-        "rounding, slower; the benchmark's baseline)",
-    )
-    return p
-
-
-def _loss_or_none(text: str) -> float | None:
-    """``--stop-loss``'s value: a number, or ``none``."""
-    if text.strip().lower() == "none":
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number or 'none', got {text!r}") from None
-
-
-def _config_from_args(args: argparse.Namespace) -> Config:
-    """The ``Config`` that the command line's parsed options ask for.
-
-    Raises:
-        TypeError / ValueError: as ``Config``, for a bad option value.
-    """
-    return Config(
-        task=args.task,
-        schemes=tuple(args.schemes),
-        seeds=tuple(args.seeds),
-        steps=args.steps,
-        train_len=args.train_len,
-        test_len=args.test_len,
-        batch=args.batch,
-        lr=args.lr,
-        offsets=tuple(args.offsets),
-        stop_loss=args.stop_loss,
-        stop_window=args.stop_window,
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``python -m book.experiments`` with ``argv`` (default: ``sys.argv[1:]``).
 
@@ -657,11 +541,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     writes JSON with ``--output``, and returns 0. Invalid options exit through
     ``argparse`` with status 2 and a message naming the option.
     """
-    args = _parser().parse_args(argv)
+    from ._experiments_cli import config_from_args, parser
+
+    args = parser().parse_args(argv)
     try:
-        config = _config_from_args(args)
+        config = config_from_args(args)
     except (TypeError, ValueError) as err:
-        _parser().error(str(err))
+        parser().error(str(err))
     start_method = "fork" if sys.platform == "linux" else "spawn"
     results = run(
         config, workers=args.workers, progress=not args.quiet, start_method=start_method, together=not args.separate

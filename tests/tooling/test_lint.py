@@ -111,3 +111,13 @@ def test_ruff_would_catch_an_unused_import(tmp_path):
         timeout=300,
     )
     assert result.returncode == 1 and "F401" in result.stdout
+
+
+def test_no_module_of_the_library_is_over_700_lines():
+    """A module a reader can hold in mind: the chapters' code is split by chapter instead."""
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in (ROOT / "book").rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700
+    }
+    assert not long, long

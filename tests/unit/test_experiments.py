@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from book import _experiments_cli as experiments_cli
 from book import experiments as ex
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,7 +157,7 @@ def test_cli_help_and_output(reduced_run, capsys):
         assert option in shown
     text = " ".join(shown.split())
     assert "none sinusoidal learned rope alibi t5" in text and "local_sum" in text
-    args = ex._parser().parse_args(
+    args = experiments_cli.parser().parse_args(
         [
             "--schemes",
             "alibi",
@@ -175,7 +176,7 @@ def test_cli_help_and_output(reduced_run, capsys):
             "none",
         ]
     )
-    assert ex._config_from_args(args) == ex.Config(
+    assert experiments_cli.config_from_args(args) == ex.Config(
         schemes=("alibi", "t5"), seeds=(3,), steps=5, train_len=6, test_len=8, offsets=(0,), stop_loss=None
     )
     results, printed = reduced_run

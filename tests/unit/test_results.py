@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from book import _experiments_cli as experiments_cli
 from book import experiments, results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,9 +24,9 @@ def test_every_committed_file_is_known_and_loads():
 def test_each_experiments_command_makes_the_config_its_file_records(name):
     words = shlex.split(results.COMMANDS[name])
     assert words[:3] == ["python", "-m", "book.experiments"]
-    args = experiments._parser().parse_args(words[3:])
+    args = experiments_cli.parser().parse_args(words[3:])
     assert str(args.output) == f"book/results/{name}.json"
-    assert experiments._config_from_args(args) == experiments.Config.from_results(results.load(name))
+    assert experiments_cli.config_from_args(args) == experiments.Config.from_results(results.load(name))
 
 
 def test_the_timing_command_writes_its_file():

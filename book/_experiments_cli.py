@@ -1,0 +1,125 @@
+"""The command line of ``python -m book.experiments``: its options, and the
+``Config`` they ask for. ``book.experiments.main`` runs it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .experiments import TASKS, Config
+from .models import SCHEMES
+
+
+def parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m book.experiments``, its defaults those of ``Config``."""
+    d = Config()
+    p = argparse.ArgumentParser(
+        prog="python -m book.experiments",
+        description="Train a tiny Transformer once per position scheme and seed at one length, "
+        "then test it on longer inputs (chapter 8 of Positional Encoding, Interactively). "
+        "With no options: the local_sum task, all six schemes, seeds 0 1 2 3 4.",
+    )
+    p.add_argument(
+        "--task",
+        choices=TASKS,
+        default=d.task,
+        help="fibonacci: each token is the sum of the two before it mod 10, scored by position; "
+        "local_sum: i.i.d. tokens, each target the sum mod 10 of the tokens --offsets back, "
+        "scored by position; copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)",
+    )
+    p.add_argument(
+        "--offsets",
+        nargs="+",
+        type=int,
+        default=list(d.offsets),
+        help="local_sum: how far back the summed tokens lie (default: 0 1, the token and the one before it)",
+    )
+    p.add_argument(
+        "--schemes",
+        nargs="+",
+        choices=SCHEMES,
+        default=list(d.schemes),
+        metavar="SCHEME",
+        help=f"position schemes to train, from {' '.join(SCHEMES)} (default: {' '.join(d.schemes)})",
+    )
+    p.add_argument("--seeds", nargs="+", type=int, default=list(d.seeds), help="seeds (default: 0 1 2 3 4)")
+    p.add_argument("--steps", type=int, default=d.steps, help="training steps per model (default: %(default)s)")
+    p.add_argument(
+        "--train-len",
+        type=int,
+        default=d.train_len,
+        help="training length: tokens (fibonacci) or n (copy) (default: %(default)s)",
+    )
+    p.add_argument(
+        "--test-len",
+        type=int,
+        default=d.test_len,
+        help="longest test length, same unit (default: %(default)s; use 16 with --task copy and --train-len 8)",
+    )
+    p.add_argument("--batch", type=int, default=d.batch, help="sequences per step (default: %(default)s)")
+    p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate of AdamW (default: %(default)s)")
+    p.add_argument(
+        "--stop-loss",
+        type=loss_or_none,
+        default=d.stop_loss,
+        help="stop a model once its mean training loss over the last --stop-window steps is below "
+        "this (--steps is then a cap); 'none' trains every model for all --steps "
+        "(default: %(default)s)",
+    )
+    p.add_argument(
+        "--stop-window",
+        type=int,
+        default=d.stop_window,
+        help="steps averaged by the --stop-loss rule (default: %(default)s)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="processes, one CPU thread each; results do not depend on it (default: %(default)s)",
+    )
+    p.add_argument("--output", type=Path, help="write the results as JSON to this path")
+    p.add_argument(
+        "--benchmark",
+        action="store_true",
+        help="print the wall time of the run, seconds per scheme and steps per second",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--separate",
+        action="store_true",
+        help="train every seed alone instead of the seeds of a scheme together (same results up to "
+        "rounding, slower; the benchmark's baseline)",
+    )
+    return p
+
+
+def loss_or_none(text: str) -> float | None:
+    """``--stop-loss``'s value: a number, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number or 'none', got {text!r}") from None
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    """The ``Config`` that the command line's parsed options ask for.
+
+    Raises:
+        TypeError / ValueError: as ``Config``, for a bad option value.
+    """
+    return Config(
+        task=args.task,
+        schemes=tuple(args.schemes),
+        seeds=tuple(args.seeds),
+        steps=args.steps,
+        train_len=args.train_len,
+        test_len=args.test_len,
+        batch=args.batch,
+        lr=args.lr,
+        offsets=tuple(args.offsets),
+        stop_loss=args.stop_loss,
+        stop_window=args.stop_window,
+    )
