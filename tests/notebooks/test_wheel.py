@@ -6,7 +6,7 @@ file run as a script) builds a wheel from a copy of the sources, installs it wit
 ``.venv``'s site-packages through a plain path line in a ``.pth`` file, so
 no network and no editable ``book``), writes the student copies with that
 environment's ``python -m book.classroom student`` and executes every one of
-them, each alone in an empty folder, in a kernel of that environment. A second
+them (``CHAPTERS``), each alone in an empty folder, in a kernel of that environment. A second
 wheel, built without ``book/results/*.json``, shows that the test can fail:
 chapter 10 must stop there with a ``FileNotFoundError`` naming
 ``book/results``. The job writes ``report.json``; the tests read it.
@@ -28,8 +28,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Every chapter: its student copy (solutions removed) must run from top to bottom.
-CHAPTERS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
+#: Chapters 8 to 10 and one chapter of each other part: their student copies
+#: (solutions removed) must run from top to bottom. Every chapter's copy is also
+#: checked statically (tests/notebooks/test_student_copies.py: every name it reads is bound).
+CHAPTERS = ["01_order_blind", "03_rotation", "07_relative", "08_extrapolation", "09_long_context", "10_numerics"]
 SABOTAGED_CHAPTER = "10_numerics"
 CELL_TIMEOUT = 600
 #: Notebooks executed at once by the job (each kernel has OMP_NUM_THREADS=1).
