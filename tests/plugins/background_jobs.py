@@ -2,8 +2,8 @@
 
 Some tests read the output of a long command: the website's strict build,
 chapter 8's experiment at a reduced size, the benchmark scripts at tiny
-sizes, the wheel job (``tests/notebooks/test_wheel.py`` run as a script), and
-nbval over every notebook again under other CPU kernels
+sizes, the wheel job (``tests/notebooks/test_wheel.py`` run as a script), mypy
+over ``book/``, and nbval over every notebook again under other CPU kernels
 (``ATEN_CPU_CAPABILITY``, ``tests/notebooks/test_cpu_independence.py``). Run
 one after another, after the rest of the tests, these would double the time
 of ``make test``; so this plugin starts each of them as a background process
@@ -11,7 +11,7 @@ as soon as collection ends, and only if a selected test needs it:
 
 * a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``,
   ``reduced_run``, ``rope_speed_run``, ``experiment_speed_run``,
-  ``wheel_run``); the fixture waits for the job and gives its output;
+  ``wheel_run``, ``mypy_run``); the fixture waits for the job and gives its output;
 * the other-CPU nbval passes (``start_passes``) start if the test
   ``CPU_PASS_TEST`` is selected; the ``cpu_passes`` fixture gives them to it.
 
@@ -57,6 +57,11 @@ _ORIGINAL_ENV = {k: v for k, v in os.environ.items() if k == "BOOK_LIVE_TWIN_IMA
 # ---------------------------------------------------------------------------
 # The jobs and their fixtures.
 # ---------------------------------------------------------------------------
+
+
+def _mypy() -> str:
+    """The venv's mypy (pinned in requirements.txt)."""
+    return shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy") or "mypy"
 
 
 def _site_command(folder: Path) -> list[str]:
@@ -115,6 +120,8 @@ JOBS = {
     ],
     # The chapters run from a wheel installed in a fresh venv, outside the repository.
     "wheel_run": lambda folder: [sys.executable, str(ROOT / "tests" / "notebooks" / "test_wheel.py"), str(folder)],
+    # mypy over book/ (settings in pyproject.toml), with a cache in the job's folder.
+    "mypy_run": lambda folder: [_mypy(), "--cache-dir", str(folder / "cache")],
 }
 _jobs: dict[str, dict] = {}
 
@@ -187,6 +194,14 @@ def rope_speed_run() -> subprocess.CompletedProcess:
 def experiment_speed_run() -> subprocess.CompletedProcess:
     """``benchmarks/experiment_speed.py`` at a tiny size (one worker)."""
     return _finish_job("experiment_speed_run")[0]
+
+
+@pytest.fixture(scope="session")
+def mypy_run() -> tuple[subprocess.CompletedProcess, Path]:
+    """mypy over ``book/``, finished (its report as ``stdout``; the tests check
+    its return code), and the cache folder it filled, for later runs."""
+    done, folder = _finish_job("mypy_run")
+    return done, folder / "cache"
 
 
 @pytest.fixture(scope="session")

@@ -1,35 +1,14 @@
 """The live twin in a browser: opened from file:// with the network blocked,
 moving each control shows the matching frame and state, with no console
-error. The twin's HTML as text is tested in tests/unit/plots/test_live.py."""
+error. The twin's HTML as text is tested in tests/unit/plots/test_live.py,
+whose test figure and controls this test shares."""
 
 from __future__ import annotations
 
-import json
-import re
 from urllib.parse import urlparse
 
-import matplotlib.pyplot as plt
-
 from book import plots
-
-ALT = "A test figure showing its state as a title and a line."
-
-
-def draw_state(*, size: int, mode: str, flag: bool, offset: float = 0.0) -> plt.Figure:
-    """A cheap figure that depends on every parameter."""
-    fig, ax = plt.subplots(figsize=(2.0, 1.5))
-    ax.plot(range(size), [offset + (i if mode == "up" else -i) for i in range(size)], lw=3 if flag else 1)
-    ax.set_title(f"{size} {mode} {flag}")
-    return fig
-
-
-CONTROLS = {"size": [2, 5, 9], "mode": ["up", "down"], "flag": [False, True]}
-
-
-def frames(text: str) -> dict[str, str]:
-    return json.loads(
-        re.search(r'<script type="application/json" class="live-frames">(.*?)</script>', text, re.S).group(1)
-    )
+from tests.unit.plots.test_live import ALT, CONTROLS, draw_state, frames
 
 
 def test_live_twin_runs_in_a_browser_from_file(tmp_path, browser):

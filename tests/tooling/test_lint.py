@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -65,22 +63,17 @@ def _mypy() -> str:
     return found
 
 
-@pytest.fixture(scope="module")
-def mypy_cache(tmp_path_factory) -> Path:
-    """One fresh cache for this module's mypy runs (the second reuses what the first analysed)."""
-    return tmp_path_factory.mktemp("mypy-cache")
+def test_mypy_passes_on_the_library(mypy_run):
+    """mypy runs beside the session (the ``mypy_run`` job of ``tests/plugins/background_jobs.py``)."""
+    done, _ = mypy_run
+    assert done.returncode == 0, done.stdout
 
 
-def test_mypy_passes_on_the_library(mypy_cache):
-    result = subprocess.run(
-        [_mypy(), "--cache-dir", str(mypy_cache)], cwd=ROOT, capture_output=True, text=True, timeout=900
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
-def test_mypy_would_catch_a_literal_bound_to_a_wrong_string(tmp_path, mypy_cache):
+def test_mypy_would_catch_a_literal_bound_to_a_wrong_string(tmp_path, mypy_run):
     """``check_choice`` returns the ``Literal`` it was given, so passing its result where
-    another ``Literal`` is expected is an error mypy reports."""
+    another ``Literal`` is expected is an error mypy reports (reusing the cache of the
+    library's run)."""
+    _, mypy_cache = mypy_run
     bad = tmp_path / "bad.py"
     bad.write_text(
         "from typing import Literal\n"

@@ -63,6 +63,8 @@ ODD = [
     torch.tensor([]),
     np.zeros((1, 2)),
     [NAN],
+    [INF],
+    [2.5],
     (INF,),
     [None],
     ["a", "b"],
