@@ -8,7 +8,9 @@ Every suite is a fresh copy of a commit, exported with ``git archive`` into a
 temporary folder: each baseline commit, and this tree as ``git stash create``
 records it (``HEAD`` plus the uncommitted changes to tracked files; untracked
 files are left out, with a warning). Every run gets a copy of its own, so
-every run starts the same way, without caches. A suite runs in its folder as
+every run starts the same way, without caches. Each copy is made a git
+repository with nothing committed (``git init``), so that the suite's steps
+that list the sources with git (the wheel job) run as they do in a clone. A suite runs in its folder as
 ``python -m pytest -p no:cacheprovider [ARGS]``, with the Python that runs
 this script (so the same ``.venv`` and packages) and ``PYTHONPATH`` set to
 the folder alone, so that ``book``, the notebooks and the tests come from
@@ -137,6 +139,10 @@ def export(commit: str, into: Path) -> Path:
         else:  # Python before 3.10.12 / 3.11.4: git archive's own output
             tar.extractall(into)
     tar_path.unlink()
+    # A repository of its own, with nothing committed: the suite's wheel job
+    # lists the sources with ``git ls-files -co --exclude-standard``, which then
+    # names every file of the commit (as untracked), so the job runs as in a clone.
+    subprocess.run(["git", "init", "-q", str(into)], check=True, capture_output=True)
     return into
 
 

@@ -118,7 +118,8 @@ def _run_script(script, *args, cwd):
 
 def _marked_repo(repo):
     """A git repository holding the script, a ``book`` package with MARK = 1,
-    a test and a notebook (for nbval, in a kernel) that both need MARK == 1;
+    a test and a notebook (for nbval, in a kernel) that both need MARK == 1
+    (the test also needs ``git ls-files`` to list it in the suite's copy);
     committed, then MARK changed to 2 in the work tree."""
     import shutil
 
@@ -129,7 +130,12 @@ def _marked_repo(repo):
     (repo / "book").mkdir()
     (repo / "book" / "__init__.py").write_text("MARK = 1\n")
     (repo / "tests").mkdir()
-    (repo / "tests" / "test_mark.py").write_text("import book\n\n\ndef test_mark():\n    assert book.MARK == 1\n")
+    (repo / "tests" / "test_mark.py").write_text(
+        "import subprocess\n\nimport book\n\n\ndef test_mark():\n    assert book.MARK == 1\n"
+        "    # the copy is a repository whose git lists its files, as the wheel job needs\n"
+        "    listed = subprocess.run(['git', 'ls-files', '-co', '--exclude-standard'], capture_output=True, text=True)\n"
+        "    assert 'tests/test_mark.py' in listed.stdout.split()\n"
+    )
     (repo / "notebooks").mkdir()
     cell = nbformat.v4.new_code_cell("import book\nprint(book.MARK)", execution_count=1)
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
