@@ -7,6 +7,7 @@ the same data, at one length, then tested on longer inputs::
     python -m book.experiments --output results.json
     python -m book.experiments --task copy --seeds 0 1 --steps 600
     python -m book.experiments --benchmark          # wall time, per scheme
+    python -m book.experiments --suite              # the three-task benchmark (book.benchmark)
     python -m book.experiments --help
 
 Tasks (``book.tasks``), ``local_sum`` the default: ``fibonacci`` (each token the sum of the two before it
@@ -641,9 +642,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     writes JSON with ``--output``, and returns 0. Invalid options exit through
     ``argparse`` with status 2 and a message naming the option.
     """
-    from ._experiments_cli import config_from_args, parser
+    from ._experiments_cli import config_from_args, parser, run_suite_from_args
 
     args = parser().parse_args(argv)
+    if args.suite:
+        return run_suite_from_args(args)
     try:
         config = config_from_args(args)
     except (TypeError, ValueError) as err:
