@@ -102,6 +102,8 @@ class Config:
     ``n_queries`` for ``recall``), and the test lengths below ``min_len``
     are not scored. ``t5_buckets`` and ``t5_max_distance`` are the T5
     scheme's bucketing (``TinyTransformer``; T5's 32 and 128 by default).
+    ``copy_score`` is what a copy scores: ``"whole"`` copies right, or the
+    fraction of copied ``"symbols"`` right (``score``).
 
     ``steps`` is a cap when ``stop_loss`` is set: each model stops after the
     first step at which its mean training loss over the last ``stop_window``
@@ -134,6 +136,7 @@ class Config:
     n_keys: int = 32
     n_values: int = 4
     n_queries: int = 4
+    copy_score: str = "whole"
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -171,6 +174,7 @@ class Config:
             object.__setattr__(self, "stop_loss", check_positive_real("stop_loss", self.stop_loss))
         if self.task == "local_sum":  # the task checks its offsets; fail here, not in a worker
             local_sum(1, self.train_len, offsets=self.offsets)
+        check_choice("copy_score", self.copy_score, ("whole", "symbols"))
         if self.min_len is not None:
             object.__setattr__(self, "min_len", check_positive_int("min_len", self.min_len))
             if self.task not in ("copy", "recall") or self.min_len > self.train_len:
@@ -367,11 +371,12 @@ def evaluate(model: TinyTransformer, config: Config, seed: int) -> list[float | 
 
 
 def score(model: TinyTransformer, config: Config, batch: Batch) -> float:
-    """One batch's score: the fraction of whole copies right (``copy``: every
-    scored target of a row), else the fraction of scored targets right."""
+    """One batch's score: the fraction of whole copies right (``copy`` with
+    ``copy_score="whole"``: every scored target of a row), else the fraction
+    of scored targets right."""
     with torch.no_grad():
         hit = model(batch.inputs).argmax(-1) == batch.targets
-    if config.task == "copy":
+    if config.task == "copy" and config.copy_score == "whole":
         return float((hit | ~batch.loss_mask).all(1).double().mean())
     return float(hit[batch.loss_mask].double().mean())
 

@@ -207,3 +207,20 @@ def test_suite_command_line():
 def test_config_rejects_bad_benchmark_settings(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ex.Config(**kwargs)
+
+
+def test_copy_scores_whole_copies_or_symbols():
+    """copy_score="whole" (chapter 8's) counts a copy only if every symbol is right;
+    "symbols" counts the symbols right; the benchmark stores both curves."""
+    from book.tasks import copy_task
+
+    b = copy_task(64, 3, n_symbols=10, generator=ex_gen(0))
+    model = models.TinyTransformer(12, position="alibi", d_model=16, n_heads=2, max_len=7, seed=0)
+    with torch.no_grad():
+        hit = (model(b.inputs).argmax(-1) == b.targets)[:, 4:]
+    whole, symbols = (ex.Config(task="copy", copy_score=c, train_len=3, test_len=4) for c in ("whole", "symbols"))
+    assert ex.score(model, whole, b) == float(hit.all(1).double().mean())
+    assert ex.score(model, symbols, b) == float(hit.double().mean())
+    assert ex.Config(task="copy").copy_score == "whole"
+    with pytest.raises(ValueError, match="copy_score must be one of"):
+        ex.Config(copy_score="exact")
