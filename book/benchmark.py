@@ -35,7 +35,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypeVar
 
 import torch
 
@@ -45,9 +45,9 @@ from .encodings import t5_relative_bucket
 from .experiments import (
     Config,
     _batch,
-    _iterate,
     _loss_curve,
     _machine,
+    _new_model,
     evaluate,
     held_out_batches,
     score,
@@ -57,6 +57,8 @@ from .experiments import (
 from .mechanism import attention_on_needed, needed_keys
 from .models import SCHEMES, TinyTransformer, stop_rule_met, window_mean
 from .tasks import Batch
+
+T = TypeVar("T")
 
 __all__ = [
     "TASKS",
@@ -72,6 +74,7 @@ __all__ = [
     "choose_lr",
     "exclusion",
     "train_job",
+    "evaluate_job",
     "run_task",
     "run_suite",
     "results_path",
@@ -113,15 +116,15 @@ def benchmark_config(task: str, **changes: Any) -> Config:
     * ``recall``: 32 keys, 4 values, 4 queries; 4-8 pairs in training
       (inputs of up to 15 tokens), up to 32 pairs at test (39 tokens, 2.6x),
       cap 3000 steps;
-    * ``copy``: ``n`` = 8-12 symbols in training (up to 25 tokens), up to
-      25 at test (51 tokens, 2x), cap 3000 steps. The shortest training
+    * ``copy``: ``n`` = 8-10 symbols in training (up to 21 tokens), up to
+      21 at test (43 tokens, 2x), cap 3000 steps. The shortest training
       ``n`` is 8 so that no test input can occur in training (``10^8``
       sequences of each length, against some 10^4 training ones). Scored
       by the fraction of copied symbols right (``copy_score="symbols"``):
       at the stopping rule's loss (0.05 per symbol) a model copies about
       98% of symbols right but only some 80% of whole 8-12-symbol copies
-      (ALiBi, seed 0), so ``train_job`` also records the whole-copy curve
-      (``whole_curve``).
+      (ALiBi, seed 0), so ``evaluate_job`` also records the whole-copy
+      curve (``whole_curve``).
 
     Raises:
         ValueError: for a task that is not one of ``TASKS``.
@@ -134,7 +137,7 @@ def benchmark_config(task: str, **changes: Any) -> Config:
         base = Config(task="recall", train_len=8, test_len=32, min_len=4, t5_max_distance=14, **common)
     else:
         base = Config(
-            task="copy", train_len=12, test_len=25, min_len=8, t5_max_distance=24, copy_score="symbols", **common
+            task="copy", train_len=10, test_len=21, min_len=8, t5_max_distance=20, copy_score="symbols", **common
         )
     return dataclasses.replace(base, **changes) if changes else base
 
@@ -283,14 +286,14 @@ def _mechanism(model: TinyTransformer, config: Config, seed: int) -> dict[str, A
     return out
 
 
-def train_job(config: Config, scheme: str, seed: int, lr: float) -> dict[str, Any]:
-    """Train and evaluate one (scheme, seed, learning rate) of ``config``; runs in a worker.
+def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+    """Train one (scheme, seed, learning rate) of ``config`` and score it on
+    validation data; runs in a worker.
 
-    ``train_model`` with ``config.lr = lr``, then the validation score, the
-    test curve (``book.experiments.evaluate``), the mechanism numbers
-    (``book.mechanism.attention_on_needed``: ``needed`` and ``self`` per
-    layer and head, within and past the training length) and whether the
-    run is excluded.
+    ``train_model`` with ``config.lr = lr``. Returns the record (steps, the
+    stopping-rule verdict, ``validation_score``, the loss curve, whether the
+    run is ``excluded`` and why) and the trained weights, which
+    ``evaluate_job`` tests if the sweep chooses this rate.
     """
     torch.set_num_threads(1)
     config = dataclasses.replace(config, lr=lr)
@@ -305,17 +308,35 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> dict[str, An
         "window_loss": window_mean(losses, config.stop_window),
         "met_stop_rule": stop_rule_met(losses, config.stop_loss, config.stop_window),
         "validation": round(validation_score(model, config, seed), 4),
-        "curve": evaluate(model, config, seed),
-        "whole_curve": evaluate(model, dataclasses.replace(config, copy_score="whole"), seed)
-        if config.task == "copy" and config.copy_score != "whole"
-        else None,
         "loss_curve": _loss_curve(losses),
         "train_seconds": round(trained - start, 2),
     }
     record["excluded"] = exclusion(record, config)
-    record["mechanism"] = _mechanism(model, config, seed) if config.task in TASKS else None
-    record["eval_seconds"] = round(time.perf_counter() - trained, 2)
-    return record
+    record["validation_seconds"] = round(time.perf_counter() - trained, 2)
+    return record, {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def evaluate_job(config: Config, scheme: str, seed: int, state: dict[str, torch.Tensor]) -> dict[str, Any]:
+    """Test one trained model (its weights ``state``, from ``train_job``); runs in a worker.
+
+    Returns the test curve (``book.experiments.evaluate``; for ``copy``
+    scored by symbols, also ``whole_curve``, whole copies right), the
+    mechanism numbers (``book.mechanism.attention_on_needed``: ``needed``
+    and ``self`` per layer and head, within and past the training length)
+    and ``eval_seconds``.
+    """
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    model = _new_model(config, scheme, seed)
+    model.load_state_dict(state)
+    model.eval()
+    whole = config.task == "copy" and config.copy_score != "whole"
+    return {
+        "curve": evaluate(model, config, seed),
+        "whole_curve": evaluate(model, dataclasses.replace(config, copy_score="whole"), seed) if whole else None,
+        "mechanism": _mechanism(model, config, seed) if config.task in TASKS else None,
+        "eval_seconds": round(time.perf_counter() - start, 2),
+    }
 
 
 def run_task(
@@ -330,36 +351,52 @@ def run_task(
 
     Every (scheme, seed, learning rate) is a job of its own (``train_job``),
     in ``workers`` processes with one thread each. For each scheme
-    ``choose_lr`` picks the rate; ``runs`` holds that rate's runs in the
-    shape ``book.experiments.run`` returns (so ``within_and_past``,
-    ``by_range`` and ``summary_table`` read it, leaving out ``excluded``
-    runs), ``sweep`` every rate's validation score, steps and stopping-rule
-    verdict per seed.
+    ``choose_lr`` picks the rate, and that rate's models are tested
+    (``evaluate_job``); ``runs`` holds their records in the shape
+    ``book.experiments.run`` returns (so ``within_and_past``, ``by_range``
+    and ``summary_table`` read it, leaving out ``excluded`` runs), ``sweep``
+    every rate's validation score, steps and stopping-rule verdict per seed.
     """
     workers = check_positive_int("workers", workers)
     rates = [float(lr) for lr in learning_rates]
     if not rates or len(set(rates)) != len(rates) or min(rates) <= 0:
         raise ValueError(f"learning_rates must be distinct positive numbers, at least one, got {list(learning_rates)}")
     # slow schemes first, so that the workers finish together
-    order = sorted(config.schemes, key=lambda s: s not in ("none", "t5", "alibi"))
+    order = sorted(config.schemes, key=lambda s: s not in ("none", "rope_nope", "alibi"))
     jobs = [(s, seed, lr) for s in order for lr in rates for seed in config.seeds]
     start = time.perf_counter()
-    if workers == 1:
-        done = _iterate(([train_job(config, *job)] for job in jobs), len(jobs), progress)
-    else:
+    pool = None
+    if workers > 1:
         if start_method == "fork":
             import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method)) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method))
+    try:
+        if pool is None:
+            trained = _collect((train_job(config, *job) for job in jobs), len(jobs), progress)
+        else:
             futures = [pool.submit(train_job, config, *job) for job in jobs]
-            done = _iterate(([f.result()] for f in futures), len(jobs), progress)
+            trained = _collect((f.result() for f in futures), len(jobs), progress)
+        records = [r for r, _ in trained]
+        states = {(r["scheme"], r["seed"], r["lr"]): state for r, state in trained}
+        chosen = {}
+        for scheme in config.schemes:
+            mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates}
+            chosen[scheme] = choose_lr(mine)
+        tests = [(s, seed, states[s, seed, chosen[s]]) for s in order for seed in config.seeds]
+        if pool is None:
+            tested = _collect((evaluate_job(config, *t) for t in tests), len(tests), progress)
+        else:
+            pending = [pool.submit(evaluate_job, config, *t) for t in tests]
+            tested = _collect((f.result() for f in pending), len(tests), progress)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     wall = time.perf_counter() - start
-    records = [r for job in done for r in job]
+    test_of = {(s, seed): t for (s, seed, _), t in zip(tests, tested)}
     sweep: dict[str, dict[str, Any]] = {}
-    chosen: dict[str, float] = {}
     runs: dict[str, dict[str, Any]] = {}
     for scheme in config.schemes:
         mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates}
-        chosen[scheme] = choose_lr(mine)
         sweep[scheme] = {
             str(lr): {
                 key: {str(r["seed"]): r[key] for r in rs}
@@ -368,7 +405,8 @@ def run_task(
             for lr, rs in mine.items()
         }
         runs[scheme] = {
-            str(r["seed"]): {k: v for k, v in r.items() if k not in ("scheme", "seed")} for r in mine[chosen[scheme]]
+            str(r["seed"]): {k: v for k, v in r.items() if k not in ("scheme", "seed")} | test_of[scheme, r["seed"]]
+            for r in mine[chosen[scheme]]
         }
     return {
         "book_version": __version__,
@@ -389,8 +427,20 @@ def run_task(
             "jobs": len(jobs),
             "machine": _machine(),
             "train_seconds": round(sum(r["train_seconds"] for r in records), 1),
+            "eval_seconds": round(sum(t["eval_seconds"] for t in test_of.values()), 1),
         },
     }
+
+
+def _collect(results: Iterable[T], total: int, progress: bool) -> list[T]:
+    """The jobs' results, in order, behind a progress bar if ``progress``."""
+    if progress:
+        import sys
+
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=total, desc="jobs", unit="job", file=sys.stderr)
+    return list(results)
 
 
 def results_path(task: str, folder: Path | None = None) -> Path:

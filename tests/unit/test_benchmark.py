@@ -159,14 +159,18 @@ def test_a_run_that_cannot_meet_the_stopping_rule_is_excluded_with_its_reason(tm
     assert "excluded" in bm.suite_table(stored) and "0" in bm.suite_table(stored).splitlines()[-1]
 
 
-def test_train_job_is_train_model_with_the_swept_rate():
-    config = bm.benchmark_config("copy", schemes=("alibi",), seeds=(1,), steps=4, eval_seqs=8, test_len=13)
-    record = bm.train_job(config, "alibi", 1, 0.006)
+def test_train_job_is_train_model_with_the_swept_rate_and_evaluate_job_tests_it():
     import dataclasses
 
+    config = bm.benchmark_config("copy", schemes=("alibi",), seeds=(1,), steps=4, eval_seqs=8, test_len=11)
+    record, state = bm.train_job(config, "alibi", 1, 0.006)
     model, losses = ex.train_model(dataclasses.replace(config, lr=0.006), "alibi", 1)
-    assert record["curve"] == ex.evaluate(model, config, 1) and record["steps"] == len(losses) == 4
+    assert record["steps"] == len(losses) == 4 and record["lr"] == 0.006
     assert record["validation"] == round(bm.validation_score(model, config, 1), 4)
+    tested = bm.evaluate_job(config, "alibi", 1, state)
+    assert tested["curve"] == ex.evaluate(model, config, 1)
+    assert tested["whole_curve"] == ex.evaluate(model, dataclasses.replace(config, copy_score="whole"), 1)
+    assert all(w <= c for w, c in zip(tested["whole_curve"][7:], tested["curve"][7:]))
 
 
 def test_benchmark_configs_and_chapter_8_default():
