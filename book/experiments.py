@@ -14,8 +14,9 @@ Tasks (``book.tasks``), ``local_sum`` the default: ``fibonacci`` (each token the
 mod 10; trained at ``--train-len`` tokens, scored at every position of
 ``--test-len`` tokens), ``local_sum`` (i.i.d. tokens, each target the sum mod
 10 of the tokens at ``--offsets`` back; scored like ``fibonacci``, on
-sequences the training never saw) and ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
-trained with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
+sequences the training never saw), ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
+trained with ``n`` up to ``--train-len``, scored for every ``n`` up to ``--test-len``)
+and ``recall`` (``n`` key-value pairs, then queries; scored like ``copy``).
 
 Each model trains until it has learned the rule, judged by its training
 loss: it is taken at the first step at which the mean loss of its last 30
@@ -32,9 +33,9 @@ Jobs run in ``--workers`` processes with one CPU thread each, so a result
 depends only on its scheme, seed and settings, not on the number of workers.
 A job trains every seed of one scheme together, as one batched ensemble
 (``book.ensemble``: the same computation as training each seed alone, up to
-float rounding; a seed that has met the stopping rule leaves the ensemble); the copy
-task, whose length changes from batch to batch, trains its seeds one after
-another. Results are written as JSON (no pickle).
+float rounding; a seed that has met the stopping rule leaves the ensemble); copy
+and recall, whose length changes from batch to batch, train their seeds one
+after another. Results are written as JSON (no pickle).
 """
 
 from __future__ import annotations
@@ -397,10 +398,10 @@ def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tupl
 
     For the fixed-length tasks the seeds train as one ensemble
     (``book.ensemble.train_together``), which equals training each with
-    ``train_model`` up to float rounding; the copy task trains them one by one,
+    ``train_model`` up to float rounding; copy and recall train them one by one,
     and a single seed trains alone (``train_model``).
     """
-    if config.task == "copy" or len(seeds) == 1:
+    if config.task in ("copy", "recall") or len(seeds) == 1:
         return [train_model(config, scheme, seed) for seed in seeds]
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
