@@ -17,15 +17,26 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m book.experiments",
         description="Train a tiny Transformer once per position scheme and seed at one length, "
         "then test it on longer inputs (chapter 8 of Positional Encoding, Interactively). "
-        "With no options: the local_sum task, all six schemes, seeds 0 1 2 3 4.",
+        "With no options: the local_sum task, six schemes, seeds 0 1 2 3 4. With --suite: the "
+        "benchmark (book.benchmark), 3 tasks x 7 schemes x 5 seeds x 3 learning rates.",
     )
     p.add_argument(
         "--task",
         choices=TASKS,
-        default=d.task,
+        default=None,
         help="fibonacci: each token is the sum of the two before it mod 10, scored by position; "
         "local_sum: i.i.d. tokens, each target the sum mod 10 of the tokens --offsets back, "
-        "scored by position; copy: BOS x1..xn SEP x1..xn, scored by n (default: %(default)s)",
+        "scored by position; copy: BOS x1..xn SEP x1..xn, scored by n; recall: key-value pairs, "
+        "then queries, scored by the number of pairs (default: local_sum; with --suite: "
+        "the one benchmark task to run, default all three)",
+    )
+    p.add_argument(
+        "--suite",
+        action="store_true",
+        help="run the benchmark's configs (book.benchmark.benchmark_config: every scheme, 5 seeds, a "
+        "3-value learning-rate sweep) for local_sum, recall and copy, or for --task only, and write "
+        "book/results/benchmark_<task>.json (or into the folder --output); only --task, --workers, "
+        "--output and --quiet apply",
     )
     p.add_argument(
         "--offsets",
@@ -78,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
         default=2,
         help="processes, one CPU thread each; results do not depend on it (default: %(default)s)",
     )
-    p.add_argument("--output", type=Path, help="write the results as JSON to this path")
+    p.add_argument("--output", type=Path, help="write the results as JSON to this path (--suite: this folder)")
     p.add_argument(
         "--benchmark",
         action="store_true",
@@ -111,7 +122,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
         TypeError / ValueError: as ``Config``, for a bad option value.
     """
     return Config(
-        task=args.task,
+        task=args.task or Config().task,
         schemes=tuple(args.schemes),
         seeds=tuple(args.seeds),
         steps=args.steps,
@@ -123,3 +134,25 @@ def config_from_args(args: argparse.Namespace) -> Config:
         stop_loss=args.stop_loss,
         stop_window=args.stop_window,
     )
+
+
+def run_suite_from_args(args: argparse.Namespace) -> int:
+    """``--suite``: run ``book.benchmark.run_suite`` for ``--task`` (or every
+    benchmark task), print each task's table and the wall time, return 0."""
+    import sys
+
+    from . import benchmark
+
+    if args.task is not None and args.task not in benchmark.TASKS:
+        parser().error(f"--suite runs the tasks {', '.join(benchmark.TASKS)}, not --task {args.task}")
+    tasks = benchmark.TASKS if args.task is None else (args.task,)
+    start_method = "fork" if sys.platform == "linux" else "spawn"
+    out = benchmark.run_suite(
+        tasks, folder=args.output, workers=args.workers, progress=not args.quiet, start_method=start_method
+    )
+    for task, results in out.items():
+        print(benchmark.suite_table(results))
+        print(f"results written to {benchmark.results_path(task, args.output)}")
+    first = next(iter(out.values()))["timing"]
+    print(f"suite wall time {first['suite_seconds']:.1f} s ({first['workers']} worker processes)")
+    return 0

@@ -64,7 +64,10 @@ class Ensemble(nn.Module):
             if not isinstance(m, TinyTransformer):
                 raise TypeError(f"members must be TinyTransformer models, got {type(m).__name__}")
         first = members[0]
-        shape = lambda m: (m.vocab_size, m.position, m.d_model, m.n_heads, m.n_layers, m.max_len, m.causal)  # noqa: E731
+        shape = lambda m: (  # noqa: E731
+            (m.vocab_size, m.position, m.d_model, m.n_heads, m.n_layers, m.max_len, m.causal)
+            + (m.t5_buckets, m.t5_max_distance)
+        )
         if any(shape(m) != shape(first) for m in members):
             raise ValueError(
                 "members must share vocab_size, position, d_model, n_heads, n_layers, max_len "
@@ -125,7 +128,7 @@ class Ensemble(nn.Module):
             x = x + self.w("pos.weight")[:, None, :n]
         bias = self._position_bias(n)
         for i in range(m.n_layers):
-            x = self._block(x, f"blocks.{i}", positions, bias)
+            x = self._block(x, f"blocks.{i}", positions, bias, bool(m.rope_layers[i]))
         return self._linear(self._norm(x, "ln_f"), "head")
 
     def _position_bias(self, n: int) -> torch.Tensor | None:
@@ -143,7 +146,9 @@ class Ensemble(nn.Module):
         assert bias is not None
         return bias + causal_mask(n).to(bias.dtype) if m.causal else bias
 
-    def _block(self, x: torch.Tensor, name: str, positions: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    def _block(
+        self, x: torch.Tensor, name: str, positions: torch.Tensor, bias: torch.Tensor | None, rotate: bool
+    ) -> torch.Tensor:
         """One pre-LN block for every member (``TinyTransformer``'s ``_Block.forward``)."""
         m = self.template
         e, b, n, d = x.shape
@@ -153,7 +158,7 @@ class Ensemble(nn.Module):
             .view(e, b, n, 3, h, d // h)
             .permute(3, 0, 1, 4, 2, 5)
         )
-        if m.position == "rope":
+        if rotate:  # RoPE in this layer (every layer for "rope", some for "rope_nope")
             q, k = apply_rope(torch.stack((q, k)), positions)
         q, k, v = (t.reshape(e * b, h, n, d // h) for t in (q, k, v))
         if bias is None:

@@ -7,14 +7,16 @@ the same data, at one length, then tested on longer inputs::
     python -m book.experiments --output results.json
     python -m book.experiments --task copy --seeds 0 1 --steps 600
     python -m book.experiments --benchmark          # wall time, per scheme
+    python -m book.experiments --suite              # the three-task benchmark (book.benchmark)
     python -m book.experiments --help
 
 Tasks (``book.tasks``), ``local_sum`` the default: ``fibonacci`` (each token the sum of the two before it
 mod 10; trained at ``--train-len`` tokens, scored at every position of
 ``--test-len`` tokens), ``local_sum`` (i.i.d. tokens, each target the sum mod
 10 of the tokens at ``--offsets`` back; scored like ``fibonacci``, on
-sequences the training never saw) and ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
-trained with ``n = --train-len``, scored for every ``n`` up to ``--test-len``).
+sequences the training never saw), ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
+trained with ``n`` up to ``--train-len``, scored for every ``n`` up to ``--test-len``)
+and ``recall`` (``n`` key-value pairs, then queries; scored like ``copy``).
 
 Each model trains until it has learned the rule, judged by its training
 loss: it is taken at the first step at which the mean loss of its last 30
@@ -31,9 +33,9 @@ Jobs run in ``--workers`` processes with one CPU thread each, so a result
 depends only on its scheme, seed and settings, not on the number of workers.
 A job trains every seed of one scheme together, as one batched ensemble
 (``book.ensemble``: the same computation as training each seed alone, up to
-float rounding; a seed that has met the stopping rule leaves the ensemble); the copy
-task, whose length changes from batch to batch, trains its seeds one after
-another. Results are written as JSON (no pickle).
+float rounding; a seed that has met the stopping rule leaves the ensemble); copy
+and recall, whose length changes from batch to batch, train their seeds one
+after another. Results are written as JSON (no pickle).
 """
 
 from __future__ import annotations
@@ -56,14 +58,17 @@ from . import __version__
 from ._validate import check_choice, check_nonneg_int, check_positive_int, check_positive_real
 from .ensemble import train_together
 from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, stop_rule_met, train, window_mean
-from .tasks import Batch, copy_task, fibonacci_mod, local_sum, vocab_size
+from .tasks import Batch, copy_task, fibonacci_mod, local_sum, recall, vocab_size
 
 __all__ = [
     "TASKS",
+    "DEFAULT_SCHEMES",
     "Config",
     "train_model",
     "train_models",
     "held_out_batch",
+    "held_out_batches",
+    "score",
     "untrained_positions",
     "training_batches",
     "evaluate",
@@ -77,7 +82,10 @@ __all__ = [
 ]
 
 #: The tasks the experiment can train on (``Config.task``, ``--task``).
-TASKS = ("fibonacci", "local_sum", "copy")
+TASKS = ("fibonacci", "local_sum", "copy", "recall")
+#: The schemes of chapter 8's default experiment (``Config().schemes``): every
+#: scheme but the hybrid ``"rope_nope"``, which the benchmark adds.
+DEFAULT_SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 EVAL_SEED = 10_000  # test data come from seeds the training never uses
 
 
@@ -86,8 +94,17 @@ class Config:
     """Settings of one experiment; the defaults are chapter 8's.
 
     ``train_len`` / ``test_len`` are tokens for ``fibonacci`` and
-    ``local_sum``, and the number ``n`` of copied symbols for ``copy``.
-    ``offsets`` are ``local_sum``'s (ignored by the other tasks).
+    ``local_sum``, the number ``n`` of copied symbols for ``copy`` and the
+    number of key-value pairs for ``recall``. ``offsets`` are ``local_sum``'s,
+    ``n_keys``, ``n_values`` and ``n_queries`` ``recall``'s
+    (``book.tasks.recall``; ignored by the other tasks). For ``copy`` and
+    ``recall`` each training batch draws its ``n`` uniformly from
+    ``min_len .. train_len`` (``None``: from 1 for ``copy``, from
+    ``n_queries`` for ``recall``), and the test lengths below ``min_len``
+    are not scored. ``t5_buckets`` and ``t5_max_distance`` are the T5
+    scheme's bucketing (``TinyTransformer``; T5's 32 and 128 by default).
+    ``copy_score`` is what a copy scores: ``"whole"`` copies right, or the
+    fraction of copied ``"symbols"`` right (``score``).
 
     ``steps`` is a cap when ``stop_loss`` is set: each model stops after the
     first step at which its mean training loss over the last ``stop_window``
@@ -100,7 +117,7 @@ class Config:
     """
 
     task: str = "local_sum"
-    schemes: tuple[str, ...] = SCHEMES
+    schemes: tuple[str, ...] = DEFAULT_SCHEMES
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     steps: int = 1000
     train_len: int = 32
@@ -114,6 +131,13 @@ class Config:
     offsets: tuple[int, ...] = (0, 1)
     stop_loss: float | None = 0.05
     stop_window: int = STOP_WINDOW
+    t5_buckets: int = 32
+    t5_max_distance: int = 128
+    min_len: int | None = None
+    n_keys: int = 32
+    n_values: int = 4
+    n_queries: int = 4
+    copy_score: str = "whole"
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -135,6 +159,11 @@ class Config:
             "n_layers",
             "eval_seqs",
             "stop_window",
+            "t5_buckets",
+            "t5_max_distance",
+            "n_keys",
+            "n_values",
+            "n_queries",
         ):
             object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
         if self.test_len < self.train_len:
@@ -146,6 +175,27 @@ class Config:
             object.__setattr__(self, "stop_loss", check_positive_real("stop_loss", self.stop_loss))
         if self.task == "local_sum":  # the task checks its offsets; fail here, not in a worker
             local_sum(1, self.train_len, offsets=self.offsets)
+        check_choice("copy_score", self.copy_score, ("whole", "symbols"))
+        if self.min_len is not None:
+            object.__setattr__(self, "min_len", check_positive_int("min_len", self.min_len))
+            if self.task not in ("copy", "recall") or self.min_len > self.train_len:
+                raise ValueError(
+                    f"min_len must be None or, for copy and recall, at most train_len ({self.train_len}), "
+                    f"got {self.min_len} for {self.task}"
+                )
+        if self.task == "recall":  # the task checks its sizes
+            recall(1, self.min_train_len, n_keys=self.n_keys, n_values=self.n_values, n_queries=self.n_queries)
+            recall(1, self.test_len, n_keys=self.n_keys, n_values=self.n_values, n_queries=self.n_queries)
+        # the model checks the bucketing
+        TinyTransformer(
+            2,
+            position="t5",
+            d_model=2,
+            n_heads=1,
+            max_len=1,
+            t5_buckets=self.t5_buckets,
+            t5_max_distance=self.t5_max_distance,
+        )
 
     @classmethod
     def from_results(cls, results: dict[str, Any]) -> "Config":
@@ -167,14 +217,32 @@ class Config:
     @property
     def vocab_size(self) -> int:
         """The number of token ids the model embeds, from the task (``book.tasks.vocab_size``):
-        digits 0..9, plus BOS and SEP for ``copy``."""
-        return vocab_size(self.task)
+        digits 0..9, plus BOS and SEP for ``copy``; pair, query and answer tokens for ``recall``."""
+        return vocab_size(self.task, n_keys=self.n_keys, n_values=self.n_values)
 
     @property
     def max_len(self) -> int:
         """Positions the model must cover at test time (the learned table's
         size: rows past the training length keep their initial values)."""
-        return 2 * self.test_len + 1 if self.task == "copy" else self.test_len
+        return self.input_len(self.test_len)
+
+    def input_len(self, n: int) -> int:
+        """Tokens of an input of length ``n`` in the config's unit: ``2n + 1``
+        for ``copy``, ``n + 2 n_queries - 1`` for ``recall``, ``n`` otherwise."""
+        if self.task == "copy":
+            return 2 * n + 1
+        return n + 2 * self.n_queries - 1 if self.task == "recall" else n
+
+    @property
+    def min_train_len(self) -> int:
+        """The shortest training length: ``train_len`` for ``fibonacci`` and
+        ``local_sum``; ``min_len`` (default 1 for ``copy``, ``n_queries`` for
+        ``recall``) for the tasks whose length varies from batch to batch."""
+        if self.task not in ("copy", "recall"):
+            return self.train_len
+        if self.min_len is not None:
+            return self.min_len
+        return 1 if self.task == "copy" else self.n_queries
 
 
 def _batch(config: Config, n_seqs: int, length: int, generator: torch.Generator) -> Batch:
@@ -182,6 +250,15 @@ def _batch(config: Config, n_seqs: int, length: int, generator: torch.Generator)
         return fibonacci_mod(n_seqs, length, generator=generator)
     if config.task == "local_sum":
         return local_sum(n_seqs, length, offsets=config.offsets, generator=generator)
+    if config.task == "recall":
+        return recall(
+            n_seqs,
+            length,
+            n_keys=config.n_keys,
+            n_values=config.n_values,
+            n_queries=config.n_queries,
+            generator=generator,
+        )
     return copy_task(n_seqs, length, generator=generator)
 
 
@@ -219,16 +296,18 @@ def _new_model(config: Config, scheme: str, seed: int) -> TinyTransformer:
         n_layers=config.n_layers,
         max_len=config.max_len,
         seed=seed,
+        t5_buckets=config.t5_buckets,
+        t5_max_distance=config.t5_max_distance,
     )
 
 
 def _training_batch(config: Config, generator: torch.Generator) -> Batch:
-    """fibonacci, local_sum: ``train_len`` tokens; copy: ``n`` drawn from
-    ``1 .. train_len`` for each batch, so the model sees every length it will
+    """fibonacci, local_sum: ``train_len`` tokens; copy, recall: ``n`` drawn from
+    ``min_train_len .. train_len`` for each batch, so the model sees every length it will
     be credited for."""
-    if config.task != "copy":
+    if config.task not in ("copy", "recall"):
         return _batch(config, config.batch, config.train_len, generator)
-    n = int(torch.randint(1, config.train_len + 1, (1,), generator=generator))
+    n = int(torch.randint(config.min_train_len, config.train_len + 1, (1,), generator=generator))
     return _batch(config, config.batch, n, generator)
 
 
@@ -281,18 +360,37 @@ def training_batches(config: Config, seed: int, steps: int) -> list[Batch]:
 def evaluate(model: TinyTransformer, config: Config, seed: int) -> list[float | None]:
     """The result curve of one model: accuracy at each position of the test
     inputs (``fibonacci``, ``local_sum``; ``None`` where nothing is scored),
-    or the fraction of whole copies right for each ``n = 1 .. test_len``
-    (``copy``)."""
-    if config.task != "copy":
+    the fraction of whole copies right for each ``n = 1 .. test_len``
+    (``copy``), or the fraction of queries answered right for each number of
+    pairs ``n = 1 .. test_len`` (``recall``); ``None`` for the ``n`` below
+    ``config.min_train_len``, which are not scored."""
+    if config.task not in ("copy", "recall"):
         acc = accuracy_by_position(model, held_out_batch(config, seed))
         return [None if math.isnan(a) else round(float(a), 4) for a in acc]
-    curve: list[float | None] = []
-    for n in range(1, config.test_len + 1):
-        b = held_out_batch(config, seed + 1000 * n, n)
-        with torch.no_grad():
-            right = (model(b.inputs).argmax(-1) == b.targets) | ~b.loss_mask
-        curve.append(round(float(right.all(1).double().mean()), 4))  # the whole copy right
-    return curve
+    curve: list[float | None] = [None] * (config.min_train_len - 1)  # n = 1 .. min_train_len - 1
+    return curve + [round(score(model, config, b), 4) for _, b in held_out_batches(config, seed)]
+
+
+def score(model: TinyTransformer, config: Config, batch: Batch) -> float:
+    """One batch's score: the fraction of whole copies right (``copy`` with
+    ``copy_score="whole"``: every scored target of a row), else the fraction
+    of scored targets right."""
+    with torch.no_grad():
+        hit = model(batch.inputs).argmax(-1) == batch.targets
+    if config.task == "copy" and config.copy_score == "whole":
+        return float((hit | ~batch.loss_mask).all(1).double().mean())
+    return float(hit[batch.loss_mask].double().mean())
+
+
+def held_out_batches(config: Config, seed: int) -> list[tuple[int, Batch]]:
+    """``seed``'s scored test data, as ``(n, batch)`` pairs: one batch of
+    ``test_len`` for ``fibonacci`` and ``local_sum``; for ``copy`` and
+    ``recall`` one batch per ``n = min_train_len .. test_len``, each from its
+    own generator, seeded ``EVAL_SEED + seed + 1000 n``, which the training
+    never uses (``held_out_batch``)."""
+    if config.task not in ("copy", "recall"):
+        return [(config.test_len, held_out_batch(config, seed))]
+    return [(n, held_out_batch(config, seed + 1000 * n, n)) for n in range(config.min_train_len, config.test_len + 1)]
 
 
 def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tuple[TinyTransformer, list[float]]]:
@@ -300,10 +398,10 @@ def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tupl
 
     For the fixed-length tasks the seeds train as one ensemble
     (``book.ensemble.train_together``), which equals training each with
-    ``train_model`` up to float rounding; the copy task trains them one by one,
+    ``train_model`` up to float rounding; copy and recall train them one by one,
     and a single seed trains alone (``train_model``).
     """
-    if config.task == "copy" or len(seeds) == 1:
+    if config.task in ("copy", "recall") or len(seeds) == 1:
         return [train_model(config, scheme, seed) for seed in seeds]
     if scheme not in config.schemes:
         raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
@@ -433,17 +531,26 @@ def within_and_past(results: dict[str, Any]) -> tuple[dict[str, list[float]], di
     Returns:
         ``(within, past)``: two dicts from scheme name to a list with one
         mean per seed, in the order of ``results["runs"][scheme]``. Entries
-        of a curve that are ``None`` (nothing scored there) are skipped.
+        of a curve that are ``None`` (nothing scored there) are skipped, and
+        so are runs marked ``excluded`` (``book.benchmark``); a scheme whose
+        every run is excluded is left out.
     """
     if not isinstance(results, dict) or "config" not in results or "runs" not in results:
         raise TypeError("results must be the dict that experiments.run returns, with 'config' and 'runs'")
     cut = results["config"]["train_len"]
     within: dict[str, list[float]] = {}
     past: dict[str, list[float]] = {}
-    for scheme, per_seed in results["runs"].items():
-        within[scheme] = [_mean(r["curve"][:cut]) for r in per_seed.values()]
-        past[scheme] = [_mean(r["curve"][cut:]) for r in per_seed.values()]
+    for scheme, per_seed in _counted(results).items():
+        within[scheme] = [_mean(r["curve"][:cut]) for r in per_seed]
+        past[scheme] = [_mean(r["curve"][cut:]) for r in per_seed]
     return within, past
+
+
+def _counted(results: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each scheme's runs that count in a ranking: all but those marked
+    ``excluded``; schemes with none left are dropped."""
+    out = {s: [r for r in per_seed.values() if not r.get("excluded")] for s, per_seed in results["runs"].items()}
+    return {s: rs for s, rs in out.items() if rs}
 
 
 #: Ranges of test positions reported by ``by_range``, as multiples of the
@@ -460,7 +567,7 @@ def by_range(
     ``a * L <= p < b * L`` (``L`` the training length), so for ``L = 32`` the
     default ranges are positions 0-31, 32-39, 40-47, 48-63 and 64-127; the
     first holds the positions seen in training. A range past the end of the
-    curves is left out.
+    curves is left out, and so are runs marked ``excluded``.
 
     Returns:
         ``{scheme: {"0-1x": [one mean per seed], "1-1.25x": [...], ...}}``.
@@ -471,18 +578,18 @@ def by_range(
     """
     if not isinstance(results, dict) or "config" not in results or "runs" not in results:
         raise TypeError("results must be the dict that experiments.run returns, with 'config' and 'runs'")
-    if results["config"]["task"] == "copy":
-        raise ValueError("by_range reads accuracy by position; the copy task's curves are by length n")
+    if results["config"]["task"] in ("copy", "recall"):
+        raise ValueError(f"by_range reads accuracy by position; the {results['config']['task']} task's curves are by n")
     L = results["config"]["train_len"]
     out: dict[str, dict[str, list[float]]] = {}
     for a, b in ranges:
         if not (0 <= a < b) or math.isclose(a * L, b * L) or int(math.ceil(a * L)) >= int(math.ceil(b * L)):
             raise ValueError(f"each range must be (a, b) with 0 <= a < b covering a position, got {(a, b)}")
-    for scheme, per_seed in results["runs"].items():
+    for scheme, per_seed in _counted(results).items():
         out[scheme] = {}
         for a, b in ranges:
             lo, hi = int(math.ceil(a * L)), int(math.ceil(b * L))
-            curves = [r["curve"][lo:hi] for r in per_seed.values()]
+            curves = [r["curve"][lo:hi] for r in per_seed]
             if any(not [c for c in curve if c is not None] for curve in curves):
                 continue
             out[scheme][f"{a:g}-{b:g}x"] = [_mean(curve) for curve in curves]
@@ -505,9 +612,9 @@ def summary_table(results: dict[str, Any]) -> str:
         f"{'scheme':<11} {'up to train length':>20} {'past train length':>20} {'steps':>11} {'train s':>8}",
     ]
     within, past = within_and_past(results)
-    for scheme, per_seed in results["runs"].items():
-        secs = sum(r["train_seconds"] for r in per_seed.values())
-        taken = [_steps_taken(r, config) for r in per_seed.values()]
+    for scheme, per_seed in _counted(results).items():
+        secs = sum(r["train_seconds"] for r in per_seed)
+        taken = [_steps_taken(r, config) for r in per_seed]
         steps = f"{min(taken)}" if min(taken) == max(taken) else f"{min(taken)}-{max(taken)}"
         lines.append(f"{scheme:<11} {_fmt(within[scheme]):>20} {_fmt(past[scheme]):>20} {steps:>11} {secs:>8.1f}")
     return "\n".join(lines)
@@ -541,9 +648,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     writes JSON with ``--output``, and returns 0. Invalid options exit through
     ``argparse`` with status 2 and a message naming the option.
     """
-    from ._experiments_cli import config_from_args, parser
+    from ._experiments_cli import config_from_args, parser, run_suite_from_args
 
     args = parser().parse_args(argv)
+    if args.suite:
+        return run_suite_from_args(args)
     try:
         config = config_from_args(args)
     except (TypeError, ValueError) as err:

@@ -15,7 +15,10 @@ Where each scheme enters:
 * ``"alibi"``: ``-m_h (i - j)`` added to each head's scores, in every layer.
 * ``"t5"``: a learned bias ``b[h, bucket(j - i)]`` added to each head's scores,
   one table shared by every layer, as in T5 (buckets from
-  ``t5_relative_bucket``, unidirectional in a decoder).
+  ``t5_relative_bucket``, unidirectional in a decoder; ``t5_buckets`` and
+  ``t5_max_distance`` set the bucketing, 32 and 128 by default as in T5).
+* ``"rope_nope"``: ``apply_rope`` in some layers and no position at all in the
+  others, as Llama 4 (iRoPE) and SmolLM3 do (``rope_layers``).
 """
 
 from __future__ import annotations
@@ -41,15 +44,39 @@ __all__ = [
     "window_mean",
     "lr_schedule",
     "accuracy_by_position",
+    "rope_layers",
+    "NOPE_INTERVAL",
 ]
 
-Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
+Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5", "rope_nope"]
 #: Every position scheme the model accepts (the values of ``Scheme``).
 SCHEMES: tuple[Scheme, ...] = get_args(Scheme)
 #: Steps over which ``stop_rule_met`` averages the training loss by default.
 STOP_WINDOW = 30
 #: T5's bucketing (Raffel et al., 2020; transformers' T5Config defaults).
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
+#: ``"rope_nope"``: every ``NOPE_INTERVAL``-th layer has no position encoding.
+NOPE_INTERVAL = 2
+
+
+def rope_layers(n_layers: int, interval: int = NOPE_INTERVAL) -> list[int]:
+    """Which layers of a ``"rope_nope"`` model rotate queries and keys: 1 = RoPE, 0 = none.
+
+    ``[int((i + 1) % interval != 0) for i in range(n_layers)]``: every
+    ``interval``-th layer (the 2nd, 4th, ... for ``interval = 2``) has no
+    position encoding. This is the rule of transformers' ``Llama4TextConfig``
+    (``no_rope_layers``, from ``no_rope_layer_interval``, 4 by default; Llama 4's
+    "iRoPE") and ``SmolLM3Config`` (``no_rope_layer_interval``, 4 by default).
+    The book uses ``interval = 2``: with interval 4, a 2-layer model would
+    keep RoPE in both layers; with 2, layer 0 has RoPE and layer 1 none.
+
+    Raises:
+        TypeError / ValueError: if ``n_layers`` or ``interval`` is not an
+            integer >= 1.
+    """
+    n_layers = check_positive_int("n_layers", n_layers)
+    interval = check_positive_int("interval", interval)
+    return [int((i + 1) % interval != 0) for i in range(n_layers)]
 
 
 class _Block(nn.Module):
@@ -92,8 +119,9 @@ class TinyTransformer(nn.Module):
     Args:
         vocab_size: number of token ids (>= 1).
         position: ``"none"``, ``"sinusoidal"``, ``"learned"``, ``"rope"``,
-            ``"alibi"`` or ``"t5"`` (where each enters: see the module
-            docstring).
+            ``"alibi"``, ``"t5"`` or ``"rope_nope"`` (where each enters: see
+            the module docstring; ``"rope_nope"`` uses RoPE in the layers
+            ``rope_layers(n_layers)`` marks with 1).
         d_model: width ``d`` (divisible by ``n_heads``; RoPE also needs an even
             head width ``d / n_heads``).
         n_heads: attention heads per layer.
@@ -108,6 +136,11 @@ class TinyTransformer(nn.Module):
             the symmetric bias ``-m_h |i - j|``).
         seed: seed of the initial weights (a local generator; the global one
             is left alone).
+        t5_buckets: T5's number of buckets (``position="t5"``; >= 2, even
+            for an encoder).
+        t5_max_distance: the distance from which T5's buckets stop growing
+            (>= 1); distances at or past it share the last bucket
+            (``book.encodings.t5_relative_bucket``).
     """
 
     def __init__(
@@ -121,6 +154,8 @@ class TinyTransformer(nn.Module):
         max_len: int = 64,
         causal: bool = True,
         seed: int = 0,
+        t5_buckets: int = T5_BUCKETS,
+        t5_max_distance: int = T5_MAX_DISTANCE,
     ) -> None:
         super().__init__()
         self.vocab_size = check_positive_int("vocab_size", vocab_size)
@@ -131,7 +166,16 @@ class TinyTransformer(nn.Module):
         self.max_len = check_positive_int("max_len", max_len)
         if d_model % n_heads:
             raise ValueError(f"d_model must be divisible by n_heads, got {d_model} and {n_heads}")
-        if position == "rope" and (d_model // n_heads) % 2:
+        self.t5_buckets = check_positive_int("t5_buckets", t5_buckets)
+        self.t5_max_distance = check_positive_int("t5_max_distance", t5_max_distance)
+        if t5_buckets < 2:
+            raise ValueError(f"t5_buckets must be at least 2, got {t5_buckets}")
+        if not causal and t5_buckets % 2:
+            raise ValueError(f"t5_buckets must be even in an encoder (half per direction), got {t5_buckets}")
+        exact = t5_buckets // 2 if causal else t5_buckets // 4  # t5_relative_bucket's exact range
+        if t5_max_distance <= exact:
+            raise ValueError(f"t5_max_distance must exceed the exact buckets' range {exact}, got {t5_max_distance}")
+        if position in ("rope", "rope_nope") and (d_model // n_heads) % 2:
             raise ValueError(
                 f"RoPE rotates pairs, so the head width d_model / n_heads must be even, got {d_model // n_heads}"
             )
@@ -142,10 +186,18 @@ class TinyTransformer(nn.Module):
             self.embed = nn.Embedding(vocab_size, d_model)
             self.pos = LearnedPositionalEmbedding(max_len, d_model) if position == "learned" else None
             # T5 draws this table from N(0, 1/d) (transformers' T5PreTrainedModel._init_weights).
-            self.rel_bias = nn.Parameter(torch.randn(n_heads, T5_BUCKETS) * d_model**-0.5) if position == "t5" else None
+            self.rel_bias = nn.Parameter(torch.randn(n_heads, t5_buckets) * d_model**-0.5) if position == "t5" else None
             self.blocks = nn.ModuleList(_Block(d_model, n_heads) for _ in range(n_layers))
             self.ln_f = nn.LayerNorm(d_model)
             self.head = nn.Linear(d_model, vocab_size)
+        #: Per layer, 1 where queries and keys are rotated (RoPE), 0 where not.
+        self.rope_layers = (
+            [1] * n_layers
+            if position == "rope"
+            else rope_layers(n_layers)
+            if position == "rope_nope"
+            else [0] * n_layers
+        )
         self.rope_freqs: torch.Tensor | None = None
         self.rope_factor = 1.0
         #: ``(n_layers, n_heads)`` factors on each head's output, or None (all 1).
@@ -180,8 +232,10 @@ class TinyTransformer(nn.Module):
         """
         from .scaling import RULES
 
-        if self.position != "rope":
-            raise ValueError(f"set_rope_scaling needs a model with position='rope', not {self.position!r}")
+        if self.position not in ("rope", "rope_nope"):
+            raise ValueError(
+                f"set_rope_scaling needs a model with position='rope' or 'rope_nope', not {self.position!r}"
+            )
         head = self.d_model // self.n_heads
         if rule is not None:
             rule = check_choice("rule", rule, tuple(RULES))
@@ -224,8 +278,8 @@ class TinyTransformer(nn.Module):
         return t5_relative_bucket(
             pos[None, :] - pos[:, None],
             bidirectional=not self.causal,
-            num_buckets=T5_BUCKETS,
-            max_distance=T5_MAX_DISTANCE,
+            num_buckets=self.t5_buckets,
+            max_distance=self.t5_max_distance,
         )
 
     def forward(
@@ -254,7 +308,8 @@ class TinyTransformer(nn.Module):
         keep: list[torch.Tensor] | None = [] if return_attention else None
         for i, block in enumerate(self.blocks):
             mask = None if self.head_mask is None else self.head_mask[i]
-            x = block(x, positions, self.position, bias, self.causal, keep, self.rope_freqs, self.rope_factor, mask)
+            rotate = "rope" if self.rope_layers[i] else "none"
+            x = block(x, positions, rotate, bias, self.causal, keep, self.rope_freqs, self.rope_factor, mask)
         logits = self.head(self.ln_f(x))
         if keep is not None:
             return logits, keep

@@ -1,6 +1,7 @@
 """The book's committed results, shipped with the package.
 
-Chapter 8 reads the experiments that ``python -m book.experiments`` wrote,
+Chapter 8 reads the experiments that ``python -m book.experiments`` wrote
+(``benchmark_<task>``: the three-task benchmark of ``--suite``),
 and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
 wrote. They live in this package (``book/results/*.json``), so a chapter
 run from any folder, or opened alone in Colab with the book installed from
@@ -33,6 +34,10 @@ COMMANDS: dict[str, str] = {
         "--output book/results/copy.json"
     ),
     "rope_compile": ("python benchmarks/rope_speed.py --lengths 2048 --compile book/results/rope_compile.json"),
+    # the three-task benchmark (book.benchmark); `--suite` alone writes all three
+    "benchmark_local_sum": f"{_EXPERIMENT} --suite --task local_sum",
+    "benchmark_recall": f"{_EXPERIMENT} --suite --task recall",
+    "benchmark_copy": f"{_EXPERIMENT} --suite --task copy",
 }
 
 
@@ -50,7 +55,8 @@ def load(name: str) -> dict[str, Any]:
     Args:
         name: a result's name without ``.json``, one of :data:`COMMANDS`
             (``"local_sum"``, ``"local_sum_full"``, ``"fibonacci"``,
-            ``"copy"``, ``"rope_compile"``).
+            ``"copy"``, ``"rope_compile"``, ``"benchmark_local_sum"``,
+            ``"benchmark_recall"``, ``"benchmark_copy"``).
 
     Raises:
         TypeError: if ``name`` is not a string.

@@ -256,3 +256,28 @@ def test_suite_time_script_refuses_what_it_cannot_time(tmp_path, monkeypatch):
     shutil.copy(ROOT / "benchmarks" / "suite_time.py", outside / "benchmarks")
     code, _, err = _run_script(outside / "benchmarks" / "suite_time.py", cwd=outside)
     assert code == 1 and "is not the top of one" in err, err
+
+
+def test_experiment_speed_budgets_print_each_time_beside_its_budget(monkeypatch, capsys):
+    """--budgets runs the default experiment and --suite (here: their printed
+    output, without training) and prints each wall time beside 35 s and 600 s."""
+    import importlib.util
+    import subprocess
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("experiment_speed", ROOT / "benchmarks" / "experiment_speed.py")
+    speed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(speed)
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        if "--suite" in cmd:
+            return SimpleNamespace(stdout="...\nsuite wall time 450.0 s (2 worker processes)\n")
+        return SimpleNamespace(stdout="wall time 28.0 s for 30 models (9,000 training steps, 321 steps/s)\n")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    assert speed.main(["--budgets", "--", "--task", "recall"]) == 0
+    out = capsys.readouterr().out
+    assert "| 28.0 s | 35 s | 0.80x |" in out and "| --suite --task recall | 450.0 s | 600 s | 0.75x |" in out
+    assert calls[1][2:5] == ["book.experiments", "--suite", "--task"] and "--output" in calls[1]

@@ -72,3 +72,80 @@ def test_bad_arguments():
         mechanism.attention_on_offsets(m, batch(), (1, 1))
     with pytest.raises(ValueError, match="split must be less than the batch length 12"):
         mechanism.head_ablation(m, batch(), 12)
+
+
+def _bucket_head_model(vocab, bucket, n_layers=1):
+    """A T5 model whose heads see no content (q = k = 0) and whose bias is +50 on one
+    bucket, -50 on the others: every head looks at the key of that bucket's distance."""
+    m = models.TinyTransformer(vocab, position="t5", d_model=16, n_heads=2, n_layers=n_layers, max_len=64)
+    with torch.no_grad():
+        for block in m.blocks:
+            block.qkv.weight[:32] = 0
+            block.qkv.bias[:32] = 0
+        m.rel_bias.fill_(-50.0)
+        m.rel_bias[:, bucket] = 50.0
+    return m
+
+
+def _task_batches():
+    g = torch.Generator().manual_seed(3)
+    return {
+        "local_sum": tasks.local_sum(8, 12, generator=g),
+        "recall": tasks.recall(8, 6, generator=g),
+        "copy": tasks.copy_task(8, 5, generator=g),
+    }
+
+
+def test_needed_keys_point_at_what_each_rule_reads():
+    """Each scored query needs exactly one key (never itself): for local_sum the
+    token one back, for copy the symbol that is the target, for recall the pair
+    token whose value is the target's; unscored queries need none."""
+    for task, b in _task_batches().items():
+        needed = mechanism.needed_keys(task, b)
+        assert needed.shape == (8, b.inputs.shape[1], b.inputs.shape[1])
+        assert torch.equal(needed.sum(-1), b.loss_mask.long())  # one key per scored query, none otherwise
+        assert not needed.diagonal(dim1=-2, dim2=-1).any()
+        s, i, j = needed.nonzero(as_tuple=True)
+        if task == "local_sum":
+            assert torch.equal(j, i - 1)
+        elif task == "copy":
+            assert torch.equal(b.inputs[s, j], b.targets[s, i])
+        else:
+            assert torch.equal(b.inputs[s, j] % 4 + 32 * 4 + 32, b.targets[s, i])
+    for bad, message in (("sorting", "task must be one of"),):
+        with pytest.raises(ValueError, match=message):
+            mechanism.needed_keys(bad, batch())
+    with pytest.raises(ValueError, match="offsets must hold an offset above 0"):
+        mechanism.needed_keys("local_sum", batch(), offsets=(0,))
+
+
+def test_a_head_that_looks_at_itself_scores_0_on_the_needed_key():
+    """Attention on the query's own token is reported apart: a head that looks only
+    at itself scores 0 on every task's needed key and 1 on itself; a head that
+    looks one back scores 1 on local_sum's needed key."""
+    for task, b in _task_batches().items():
+        vocab = tasks.vocab_size(task)
+        got = mechanism.attention_on_needed(_bucket_head_model(vocab, 0), b, mechanism.needed_keys(task, b))
+        assert got["needed"].shape == (1, 2) == got["self"].shape
+        assert float(got["needed"].max()) < 1e-6 and float(got["self"].min()) > 1 - 1e-6
+    b = _task_batches()["local_sum"]
+    got = mechanism.attention_on_needed(_bucket_head_model(10, 1), b, mechanism.needed_keys("local_sum", b))
+    assert float(got["needed"].min()) > 1 - 1e-6 and float(got["self"].max()) < 1e-6
+
+
+def test_weight_on_needed_by_hand_and_its_checks():
+    """Two queries of one sequence, one head: query 1 puts 0.25 on key 0 (needed)
+    and 0.75 on itself; query 2 puts 0.5 on key 0 (needed), 0.2 on itself."""
+    w = torch.zeros(1, 1, 3, 3)
+    w[0, 0, 0, 0] = 1
+    w[0, 0, 1, :2] = torch.tensor([0.25, 0.75])
+    w[0, 0, 2] = torch.tensor([0.5, 0.3, 0.2])
+    needed = torch.zeros(1, 3, 3, dtype=torch.bool)
+    needed[0, 1, 0] = needed[0, 2, 0] = True
+    scored = torch.tensor([[False, True, True]])
+    got = mechanism.weight_on_needed([w], needed, scored)
+    assert float(got["needed"][0, 0]) == pytest.approx(0.375) and float(got["self"][0, 0]) == pytest.approx(0.475)
+    with pytest.raises(ValueError, match="scored must mark at least one query"):
+        mechanism.weight_on_needed([w], needed, torch.zeros(1, 3, dtype=torch.bool))
+    with pytest.raises(ValueError, match="maps must be"):
+        mechanism.weight_on_needed([w], needed[:, :2], scored)

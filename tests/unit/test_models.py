@@ -177,3 +177,67 @@ def test_transformers_draws_token_and_position_tables_at_one_scale():
     )
     for table in (bert.word_embeddings, bert.position_embeddings, gpt2.wte, gpt2.wpe):
         assert abs(float(table.weight.detach().std()) - 0.02) < 0.001
+
+
+@pytest.mark.parametrize("n_layers", range(1, 7))
+def test_rope_nope_layers_follow_llama4_no_rope_layers(n_layers):
+    """The seventh scheme's per-layer choice is transformers' own rule
+    (Llama4TextConfig.no_rope_layers, 1 = RoPE) at interval 2 (a config, no download)."""
+    from transformers import Llama4TextConfig
+
+    expected = Llama4TextConfig(num_hidden_layers=n_layers, no_rope_layer_interval=2).no_rope_layers
+    assert models.rope_layers(n_layers) == expected
+    m = models.TinyTransformer(10, position="rope_nope", d_model=8, n_heads=2, n_layers=n_layers, max_len=4)
+    assert m.rope_layers == expected
+    assert (
+        models.TinyTransformer(10, position="rope", d_model=8, n_heads=2, n_layers=n_layers).rope_layers
+        == [1] * n_layers
+    )
+
+
+def test_rope_nope_rotates_layer_0_and_leaves_layer_1_position_free():
+    """On a sequence of one repeated token, layer 0's output is the same at every
+    position (its values are all equal), so a layer without positions attends
+    uniformly over the causal prefix: rope_nope's layer 1 does, rope's does not.
+    With one layer rope_nope is rope (the same weights, the same logits)."""
+    x = torch.full((1, 10), 3)
+    uniform = torch.tril(torch.ones(10, 10)) / torch.arange(1, 11)[:, None]
+    _, hybrid = models.TinyTransformer(10, position="rope_nope", d_model=16, n_heads=2, seed=1)(
+        x, return_attention=True
+    )
+    _, rope = models.TinyTransformer(10, position="rope", d_model=16, n_heads=2, seed=1)(x, return_attention=True)
+    torch.testing.assert_close(hybrid[1][0], uniform.expand(2, 10, 10), atol=1e-6, rtol=1e-6)
+    assert (rope[1][0] - uniform).abs().max() > 1e-3
+    y = torch.randint(10, (2, 12), generator=gen(6))
+    one = {
+        s: models.TinyTransformer(10, position=s, d_model=16, n_heads=2, n_layers=1, seed=2)
+        for s in ("rope", "rope_nope")
+    }
+    torch.testing.assert_close(one["rope_nope"](y), one["rope"](y), atol=0, rtol=0)
+    with pytest.raises(ValueError, match="head width d_model / n_heads must be even"):
+        models.TinyTransformer(10, position="rope_nope", d_model=6, n_heads=2)
+    with pytest.raises(ValueError, match="interval must be"):
+        models.rope_layers(2, 0)
+
+
+def test_t5_bucket_options_set_the_table_and_the_buckets():
+    """t5_buckets / t5_max_distance reach the table's size and t5_relative_bucket;
+    the defaults are T5's 32 and 128."""
+    default = models.TinyTransformer(10, position="t5", d_model=16, n_heads=2)
+    assert (default.t5_buckets, default.t5_max_distance) == (32, 128) and default.rel_bias.shape == (2, 32)
+    m = models.TinyTransformer(10, position="t5", d_model=16, n_heads=2, t5_buckets=8, t5_max_distance=20)
+    assert m.rel_bias.shape == (2, 8)
+    pos = torch.arange(30)
+    expected = enc.t5_relative_bucket(pos[None, :] - pos[:, None], bidirectional=False, num_buckets=8, max_distance=20)
+    assert torch.equal(m.position_bias_buckets(30), expected)
+    assert int(m.position_bias_buckets(30).max()) == 7  # distance 29 >= 20: the last bucket
+    torch.testing.assert_close(m.position_bias(30), m.rel_bias[:, expected])
+    for kwargs, message in (
+        ({"t5_buckets": 1}, "t5_buckets must be at least 2"),
+        ({"t5_buckets": 0}, "t5_buckets must be"),
+        ({"t5_max_distance": 0}, "t5_max_distance must be"),
+        ({"t5_buckets": 7, "causal": False}, "t5_buckets must be even in an encoder"),
+        ({"t5_buckets": 16, "t5_max_distance": 8}, r"t5_max_distance must exceed the exact buckets' range 8"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            models.TinyTransformer(10, position="t5", d_model=16, n_heads=2, **kwargs)

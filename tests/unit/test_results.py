@@ -50,3 +50,23 @@ def test_a_missing_file_says_how_to_make_it(monkeypatch, tmp_path):
     with pytest.raises(FileNotFoundError) as err:
         results.load("copy")
     assert results.COMMANDS["copy"] in str(err.value) and "book/results/copy.json" in str(err.value)
+
+
+@pytest.mark.parametrize("task", ["local_sum", "recall", "copy"])
+def test_each_benchmark_file_comes_from_its_suite_command_and_config(task):
+    """The command runs one task of --suite, whose config (book.benchmark.benchmark_config)
+    the committed file records; every scheme and seed is there, with its lr from the sweep."""
+    from book import benchmark
+
+    words = shlex.split(results.COMMANDS[f"benchmark_{task}"])
+    args = experiments_cli.parser().parse_args(words[3:])
+    assert args.suite and args.task == task and args.output is None
+    assert benchmark.results_path(task) == ROOT / "book" / "results" / f"benchmark_{task}.json"
+    stored = results.load(f"benchmark_{task}")
+    config = benchmark.benchmark_config(task)
+    assert experiments.Config.from_results(stored) == config
+    assert set(stored["runs"]) == set(config.schemes) == set(stored["chosen_lr"])
+    for scheme, per_seed in stored["runs"].items():
+        assert sorted(per_seed) == [str(s) for s in config.seeds]
+        assert all(r["lr"] == stored["chosen_lr"][scheme] for r in per_seed.values())
+        assert all((r["excluded"] is None) == r["met_stop_rule"] for r in per_seed.values())

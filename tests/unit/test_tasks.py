@@ -161,8 +161,52 @@ def test_local_sum_follows_its_rule():
         (lambda: tasks.training_inputs(lambda g: None, 0, seed=0), ValueError, "steps must be a positive integer"),
         (lambda: tasks.copy_task(2, 0), ValueError, "n_tokens must be a positive integer"),
         (lambda: tasks.copy_task(2, 3, n_symbols=1), ValueError, "n_symbols must be at least 2"),
+        (lambda: tasks.recall(2, 3), ValueError, r"n_pairs must be between n_queries \(4\) and n_keys \(32\)"),
+        (lambda: tasks.recall(2, 33), ValueError, "n_pairs must be between"),
+        (lambda: tasks.recall(2, 4, n_values=1), ValueError, "n_keys and n_values must be at least 2"),
+        (lambda: tasks.recall(2, 4, n_queries=0), ValueError, "n_queries must be a positive integer"),
+        (lambda: tasks.recall(2, 4.0), TypeError, "n_pairs must be an integer"),
+        (lambda: tasks.recall(2, 4, generator=5), TypeError, "generator must be a torch.Generator"),
+        (lambda: tasks.vocab_size("recall", n_keys=1), ValueError, "n_keys must be at least 2"),
     ],
 )
 def test_task_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_recall_layout_rule_and_mask():
+    """Fused pairs p = k * V + v, then (query, answer) pairs; keys distinct in a
+    sequence, queries distinct keys of it; each scored target is the value of
+    the queried key, and only those are scored."""
+    K, V, Q, P = 12, 3, 3, 7
+    b = tasks.recall(200, P, n_keys=K, n_values=V, n_queries=Q, generator=gen(2))
+    assert b.inputs.shape == (200, P + 2 * Q - 1) == b.targets.shape == b.loss_mask.shape
+    seq = torch.cat((b.inputs, b.targets[:, -1:]), 1)
+    assert torch.equal(b.targets[:, :-1], b.inputs[:, 1:])  # next-token targets
+    pairs, tail = seq[:, :P], seq[:, P:]
+    keys, values = pairs // V, pairs % V
+    assert int(pairs.max()) < K * V
+    assert all(len(set(row)) == P for row in keys.tolist())  # distinct keys
+    queries, answers = tail[:, 0::2] - K * V, tail[:, 1::2] - K * V - K
+    assert int(queries.min()) >= 0 and int(queries.max()) < K and int(answers.min()) >= 0 and int(answers.max()) < V
+    for k_row, v_row, q_row, a_row in zip(keys.tolist(), values.tolist(), queries.tolist(), answers.tolist()):
+        assert len(set(q_row)) == Q and set(q_row) <= set(k_row)
+        assert a_row == [v_row[k_row.index(q)] for q in q_row]
+    expected = torch.zeros(P + 2 * Q - 1, dtype=torch.bool)
+    expected[P::2] = True
+    assert torch.equal(b.loss_mask, expected.expand(200, -1))
+    assert torch.equal(b.targets[b.loss_mask].view(200, Q), tail[:, 1::2])
+    again = tasks.recall(200, P, n_keys=K, n_values=V, n_queries=Q, generator=gen(2))
+    assert torch.equal(again.inputs, b.inputs)
+
+
+def test_recall_uses_every_id_of_its_vocabulary_and_draws_uniformly():
+    b = tasks.recall(4000, 8, generator=gen(3))
+    used = torch.cat((b.inputs.flatten(), b.targets.flatten())).unique()
+    assert used.tolist() == list(range(tasks.vocab_size("recall")))
+    assert tasks.vocab_size("recall") == 32 * 4 + 32 + 4
+    assert tasks.vocab_size("recall", n_keys=5, n_values=3) == 23
+    keys = (b.inputs[:, :8] // 4).flatten()
+    counts = torch.bincount(keys, minlength=32).double() / len(keys)
+    assert float((counts - 1 / 32).abs().max()) < 0.01  # every key equally likely

@@ -1,0 +1,517 @@
+"""Chapter 8's benchmark: three tasks, seven schemes, five seeds, fair training.
+
+Three tasks that pull in different directions (``book.tasks``):
+
+* ``local_sum``: a local rule (the sum of the token and the one before it),
+  which favours schemes with a recency prior;
+* ``recall``: multi-query associative recall (Arora et al., 2023, with fused
+  pairs), where the query-to-key distance grows with the length, so recency
+  hurts;
+* ``copy``: ``BOS x SEP x``, from Kazemnejad et al.'s (2023) suite, which
+  needs the offset ``n`` back, a distance that changes with the length.
+
+Every (task, scheme, seed, learning rate) trains as its own job of the one
+model, ``TinyTransformer`` (``book.experiments.train_model``), until the
+stopping rule (mean training loss of the last 30 steps below 0.05) or the
+task's step cap. For each task and scheme the learning rate is chosen from
+three values on validation data within the training length (``choose_lr``),
+never on the test lengths; a run that does not meet the stopping rule is
+``excluded`` with its reason and counted in no ranking. Run it with::
+
+    python -m book.experiments --suite                  # 3 tasks: book/results/benchmark_<task>.json
+    python -m book.experiments --suite --task recall    # one task
+
+The held-out checks: ``leaked_inputs`` (test inputs seen in training),
+``shared_inputs`` (validation data against training and test data) and
+``untrained_buckets`` (T5 buckets used at test time that training never
+reaches).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence, TypeVar
+
+import torch
+
+from . import __version__
+from ._validate import check_choice, check_nonneg_int, check_positive_int
+from .encodings import t5_relative_bucket
+from .experiments import (
+    Config,
+    _batch,
+    _loss_curve,
+    _machine,
+    _new_model,
+    evaluate,
+    held_out_batches,
+    score,
+    train_model,
+    training_batches,
+)
+from .mechanism import attention_on_needed, needed_keys
+from .models import SCHEMES, TinyTransformer, stop_rule_met, window_mean
+from .tasks import Batch
+
+T = TypeVar("T")
+
+__all__ = [
+    "TASKS",
+    "LEARNING_RATES",
+    "VAL_SEED",
+    "TIE_RULE",
+    "benchmark_config",
+    "validation_batches",
+    "validation_score",
+    "shared_inputs",
+    "leaked_inputs",
+    "untrained_buckets",
+    "choose_lr",
+    "exclusion",
+    "train_job",
+    "evaluate_job",
+    "run_task",
+    "run_suite",
+    "results_path",
+    "suite_table",
+]
+
+#: The benchmark's tasks, in the order the suite runs them.
+TASKS = ("local_sum", "recall", "copy")
+#: The three peak learning rates of the sweep, per task.
+LEARNING_RATES: dict[str, tuple[float, ...]] = {
+    "local_sum": (0.003, 0.006, 0.012),
+    "recall": (0.003, 0.006, 0.012),
+    "copy": (0.003, 0.006, 0.012),
+}
+#: Validation data come from generators seeded ``VAL_SEED + 100_000 * seed + n``,
+#: a range that neither training (``seed``) nor test data (``EVAL_SEED + seed + 1000 n``) use.
+VAL_SEED = 10_000_000
+#: How ``choose_lr`` picks a learning rate, in words (stored in each results file).
+TIE_RULE = (
+    "most seeds meeting the stopping rule, then the highest mean validation score over the seeds "
+    "rounded to 3 decimals, then the fewest mean steps, then the smallest learning rate"
+)
+#: Sequences of the batches the mechanism numbers are measured on.
+MECHANISM_SEQS = 64
+
+_T5 = {"t5_buckets": 16}  # the exact range (8) below every task's longest training distance
+
+
+def benchmark_config(task: str, **changes: Any) -> Config:
+    """The benchmark's config of ``task``, optionally with ``changes`` (``dataclasses.replace``).
+
+    All seven schemes, seeds 0-4, chapter 8's model (width 32, 2 heads, 2
+    layers), the stopping rule of chapter 8 (mean loss of the last 30 steps
+    below 0.05) and a step cap per task. T5 has 16 buckets and
+    ``t5_max_distance`` equal to the longest distance in a training input,
+    so every bucket used at test time is trained (``untrained_buckets``):
+
+    * ``local_sum``: 32 tokens in training, 128 at test (4x), cap 3000 steps;
+    * ``recall``: 32 keys, 4 values, 4 queries; 4-8 pairs in training
+      (inputs of up to 15 tokens), up to 32 pairs at test (39 tokens, 2.6x),
+      cap 3000 steps;
+    * ``copy``: ``n`` = 8-10 symbols in training (up to 21 tokens), up to
+      21 at test (43 tokens, 2x), cap 3000 steps. The shortest training
+      ``n`` is 8 so that no test input can occur in training (``10^8``
+      sequences of each length, against some 10^4 training ones). Scored
+      by the fraction of copied symbols right (``copy_score="symbols"``):
+      at the stopping rule's loss (0.05 per symbol) the committed models
+      copy 98-99% of symbols right within the training lengths but only
+      78-94% of whole copies, so ``evaluate_job`` also records the
+      whole-copy curve (``whole_curve``).
+
+    Raises:
+        ValueError: for a task that is not one of ``TASKS``.
+    """
+    task = check_choice("task", task, TASKS)
+    common: dict[str, Any] = {"schemes": SCHEMES, "seeds": (0, 1, 2, 3, 4), "steps": 3000, **_T5}
+    if task == "local_sum":
+        base = Config(task="local_sum", train_len=32, test_len=128, t5_max_distance=31, **common)
+    elif task == "recall":
+        base = Config(task="recall", train_len=8, test_len=32, min_len=4, t5_max_distance=14, **common)
+    else:
+        base = Config(
+            task="copy", train_len=10, test_len=21, min_len=8, t5_max_distance=20, copy_score="symbols", **common
+        )
+    return dataclasses.replace(base, **changes) if changes else base
+
+
+def validation_batches(config: Config, seed: int) -> list[tuple[int, Batch]]:
+    """Validation data of ``seed``, within the training length, from a stream of their own.
+
+    ``(n, batch)`` pairs of ``config.eval_seqs`` sequences: one of
+    ``train_len`` tokens for ``local_sum`` and ``fibonacci``; one per ``n``
+    of ``min_train_len .. train_len`` for ``copy`` and ``recall``. Each
+    batch comes from a generator seeded ``VAL_SEED + 100_000 seed + n``,
+    never the training's (``seed``) nor the test data's.
+    """
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a book.experiments.Config, got {type(config).__name__}")
+    seed = check_nonneg_int("seed", seed)
+    lengths = range(config.min_train_len, config.train_len + 1)
+    return [(n, _val_batch(config, seed, n)) for n in lengths]
+
+
+def _val_batch(config: Config, seed: int, n: int) -> Batch:
+    g = torch.Generator().manual_seed(VAL_SEED + 100_000 * seed + n)
+    return _batch(config, config.eval_seqs, n, g)
+
+
+def validation_score(model: TinyTransformer, config: Config, seed: int) -> float:
+    """The score that ``choose_lr`` compares: the mean over ``validation_batches``
+    of ``book.experiments.score`` (whole copies right for ``copy``, scored
+    targets right otherwise)."""
+    batches = validation_batches(config, seed)
+    return sum(score(model, config, b) for _, b in batches) / len(batches)
+
+
+def shared_inputs(first: Iterable[Batch], second: Iterable[Batch]) -> set[tuple[int, ...]]:
+    """The input rows of ``first`` that also occur in ``second``, as tuples.
+
+    A row is compared whole with the rows of ``second`` of its own length;
+    a row longer than every row of ``second`` is cut to the longest length of
+    ``second`` first (so that a test input of 128 tokens counts as seen if
+    its first 32 were a training input).
+    """
+    seen: dict[int, set[tuple[int, ...]]] = {}
+    for batch in second:
+        rows = batch.inputs.tolist()
+        seen.setdefault(len(rows[0]), set()).update(map(tuple, rows))
+    longest = max(seen)
+    shared: set[tuple[int, ...]] = set()
+    for batch in first:
+        for row in batch.inputs.tolist():
+            key = tuple(row if len(row) in seen or len(row) < longest else row[:longest])
+            if key in seen.get(len(key), ()):
+                shared.add(key)
+    return shared
+
+
+def leaked_inputs(config: Config, seed: int, steps: int) -> set[tuple[int, ...]]:
+    """Test inputs of ``seed`` that occur among its first ``steps`` training inputs.
+
+    The test inputs are ``book.experiments.held_out_batches``, the training
+    ones the batches ``train_model`` draws (``training_batches``); they are
+    compared as ``shared_inputs`` does (whole where lengths agree, cut to
+    the longest training input where the test input is longer). Empty when
+    the test data are held out.
+
+    Raises:
+        TypeError: if ``config`` is not a ``Config``.
+        TypeError / ValueError: for a bad ``seed`` or ``steps``.
+    """
+    train = training_batches(config, seed, steps)
+    return shared_inputs((b for _, b in held_out_batches(config, seed)), train)
+
+
+def untrained_buckets(config: Config, steps: int, seed: int = 0) -> set[int]:
+    """T5 buckets that a test input uses and no training input reaches.
+
+    In a decoder query ``i`` sees keys ``j <= i`` at distances ``i - j`` from
+    0 to the input's length minus 1; a distance maps to
+    ``t5_relative_bucket(-(i - j))`` with the config's ``t5_buckets`` and
+    ``t5_max_distance``. The training inputs are the first ``steps`` batches
+    of ``seed`` (``training_batches``), the test inputs
+    ``held_out_batches``. With T5's 32 buckets and ``max_distance`` 128 at a
+    training length of 32 (chapter 8's default), buckets 22-31 (distances 35
+    and up) are used at test time and never trained.
+    """
+    longest_train = max(b.inputs.shape[1] for b in training_batches(config, seed, steps))
+    longest_test = max(b.inputs.shape[1] for _, b in held_out_batches(config, check_nonneg_int("seed", seed)))
+
+    def buckets(length: int) -> set[int]:
+        distance = -torch.arange(length)
+        kw = {"num_buckets": config.t5_buckets, "max_distance": config.t5_max_distance}
+        return set(t5_relative_bucket(distance, bidirectional=False, **kw).tolist())
+
+    return buckets(longest_test) - buckets(longest_train)
+
+
+def exclusion(record: dict[str, Any], config: Config) -> str | None:
+    """Why a run is excluded from every ranking, or None if it counts: a run
+    that did not meet the stopping rule within the cap."""
+    if record["met_stop_rule"]:
+        return None
+    return (
+        f"did not meet the stopping rule in {config.steps} steps: mean loss of the last "
+        f"{config.stop_window} steps {record['window_loss']:.3f}, not below {config.stop_loss}"
+    )
+
+
+def choose_lr(sweep: Mapping[float, Sequence[dict[str, Any]]]) -> float:
+    """The learning rate of the sweep that trains best within the training length.
+
+    Args:
+        sweep: for each learning rate, one record per seed with
+            ``"met_stop_rule"``, ``"validation"`` (``validation_score``) and
+            ``"steps"``.
+
+    Returns:
+        The learning rate ranked first by ``TIE_RULE``: most seeds meeting
+        the stopping rule, then the highest mean validation score rounded to
+        3 decimals, then the fewest mean steps, then the smallest rate.
+
+    Raises:
+        ValueError: for an empty sweep or a learning rate without records.
+    """
+    if not sweep or any(len(records) == 0 for records in sweep.values()):
+        raise ValueError("sweep must map each learning rate to at least one record")
+
+    def rank(lr: float) -> tuple[int, float, float, float]:
+        records = sweep[lr]
+        met = sum(bool(r["met_stop_rule"]) for r in records)
+        val = round(sum(r["validation"] for r in records) / len(records), 3)
+        steps = sum(r["steps"] for r in records) / len(records)
+        return met, val, -steps, -lr
+
+    return max(sweep, key=rank)
+
+
+def _mechanism(model: TinyTransformer, config: Config, seed: int) -> dict[str, Any]:
+    """Attention on the needed keys and on the query itself, per layer and head,
+    within the training length and at the longest test length."""
+    g = torch.Generator().manual_seed(VAL_SEED - 1 - seed)  # its own stream
+    out: dict[str, Any] = {}
+    for name, n in (("within", config.train_len), ("past", config.test_len)):
+        b = _batch(config, MECHANISM_SEQS, n, g)
+        needed = needed_keys(config.task, b, offsets=config.offsets, n_keys=config.n_keys, n_values=config.n_values)
+        got = attention_on_needed(model, b, needed)
+        out[name] = {k: [[round(float(x), 3) for x in row] for row in v] for k, v in got.items()}
+    return out
+
+
+def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+    """Train one (scheme, seed, learning rate) of ``config`` and score it on
+    validation data; runs in a worker.
+
+    ``train_model`` with ``config.lr = lr``. Returns the record (steps, the
+    stopping-rule verdict, ``validation_score``, the loss curve, whether the
+    run is ``excluded`` and why) and the trained weights, which
+    ``evaluate_job`` tests if the sweep chooses this rate.
+    """
+    torch.set_num_threads(1)
+    config = dataclasses.replace(config, lr=lr)
+    start = time.perf_counter()
+    model, losses = train_model(config, scheme, seed)
+    trained = time.perf_counter()
+    record: dict[str, Any] = {
+        "scheme": scheme,
+        "seed": seed,
+        "lr": lr,
+        "steps": len(losses),
+        "window_loss": window_mean(losses, config.stop_window),
+        "met_stop_rule": stop_rule_met(losses, config.stop_loss, config.stop_window),
+        "validation": round(validation_score(model, config, seed), 4),
+        "loss_curve": _loss_curve(losses),
+        "train_seconds": round(trained - start, 2),
+    }
+    record["excluded"] = exclusion(record, config)
+    record["validation_seconds"] = round(time.perf_counter() - trained, 2)
+    return record, {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def evaluate_job(config: Config, scheme: str, seed: int, state: dict[str, torch.Tensor]) -> dict[str, Any]:
+    """Test one trained model (its weights ``state``, from ``train_job``); runs in a worker.
+
+    Returns the test curve (``book.experiments.evaluate``; for ``copy``
+    scored by symbols, also ``whole_curve``, whole copies right), the
+    mechanism numbers (``book.mechanism.attention_on_needed``: ``needed``
+    and ``self`` per layer and head, within and past the training length)
+    and ``eval_seconds``.
+    """
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    model = _new_model(config, scheme, seed)
+    model.load_state_dict(state)
+    model.eval()
+    whole = config.task == "copy" and config.copy_score != "whole"
+    return {
+        "curve": evaluate(model, config, seed),
+        "whole_curve": evaluate(model, dataclasses.replace(config, copy_score="whole"), seed) if whole else None,
+        "mechanism": _mechanism(model, config, seed) if config.task in TASKS else None,
+        "eval_seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+def run_task(
+    config: Config,
+    *,
+    learning_rates: Sequence[float],
+    workers: int = 2,
+    progress: bool = True,
+    start_method: str = "spawn",
+) -> dict[str, Any]:
+    """Run the sweep of one task's config and return its results as a JSON-ready dict.
+
+    Every (scheme, seed, learning rate) is a job of its own (``train_job``),
+    in ``workers`` processes with one thread each. For each scheme
+    ``choose_lr`` picks the rate, and that rate's models are tested
+    (``evaluate_job``); ``runs`` holds their records in the shape
+    ``book.experiments.run`` returns (so ``within_and_past``, ``by_range``
+    and ``summary_table`` read it, leaving out ``excluded`` runs), ``sweep``
+    every rate's validation score, steps and stopping-rule verdict per seed.
+    """
+    workers = check_positive_int("workers", workers)
+    rates = [float(lr) for lr in learning_rates]
+    if not rates or len(set(rates)) != len(rates) or min(rates) <= 0:
+        raise ValueError(f"learning_rates must be distinct positive numbers, at least one, got {list(learning_rates)}")
+    # slow schemes first, so that the workers finish together
+    order = sorted(config.schemes, key=lambda s: s not in ("none", "rope_nope", "alibi"))
+    jobs = [(s, seed, lr) for s in order for lr in rates for seed in config.seeds]
+    start = time.perf_counter()
+    pool = None
+    if workers > 1:
+        if start_method == "fork":
+            import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method))
+    try:
+        if pool is None:
+            trained = _collect((train_job(config, *job) for job in jobs), len(jobs), progress)
+        else:
+            futures = [pool.submit(train_job, config, *job) for job in jobs]
+            trained = _collect((f.result() for f in futures), len(jobs), progress)
+        records = [r for r, _ in trained]
+        states = {(r["scheme"], r["seed"], r["lr"]): state for r, state in trained}
+        chosen = {}
+        for scheme in config.schemes:
+            mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates}
+            chosen[scheme] = choose_lr(mine)
+        tests = [(s, seed, states[s, seed, chosen[s]]) for s in order for seed in config.seeds]
+        if pool is None:
+            tested = _collect((evaluate_job(config, *t) for t in tests), len(tests), progress)
+        else:
+            pending = [pool.submit(evaluate_job, config, *t) for t in tests]
+            tested = _collect((f.result() for f in pending), len(tests), progress)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    wall = time.perf_counter() - start
+    test_of = {(s, seed): t for (s, seed, _), t in zip(tests, tested)}
+    sweep: dict[str, dict[str, Any]] = {}
+    runs: dict[str, dict[str, Any]] = {}
+    for scheme in config.schemes:
+        mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates}
+        sweep[scheme] = {
+            str(lr): {
+                key: {str(r["seed"]): r[key] for r in rs}
+                for key in ("validation", "steps", "met_stop_rule", "train_seconds")
+            }
+            for lr, rs in mine.items()
+        }
+        runs[scheme] = {
+            str(r["seed"]): {k: v for k, v in r.items() if k not in ("scheme", "seed")} | test_of[scheme, r["seed"]]
+            for r in mine[chosen[scheme]]
+        }
+    return {
+        "book_version": __version__,
+        "benchmark": True,
+        "config": dataclasses.asdict(config),
+        "learning_rates": rates,
+        "tie_rule": TIE_RULE,
+        "chosen_lr": chosen,
+        "sweep": sweep,
+        "runs": runs,
+        "excluded": {
+            scheme: {seed: r["excluded"] for seed, r in per_seed.items() if r["excluded"]}
+            for scheme, per_seed in runs.items()
+        },
+        "timing": {
+            "wall_seconds": round(wall, 2),
+            "workers": workers,
+            "jobs": len(jobs),
+            "machine": _machine(),
+            "train_seconds": round(sum(r["train_seconds"] for r in records), 1),
+            "eval_seconds": round(sum(t["eval_seconds"] for t in test_of.values()), 1),
+        },
+    }
+
+
+def _collect(results: Iterable[T], total: int, progress: bool) -> list[T]:
+    """The jobs' results, in order, behind a progress bar if ``progress``."""
+    if progress:
+        import sys
+
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=total, desc="jobs", unit="job", file=sys.stderr)
+    return list(results)
+
+
+def results_path(task: str, folder: Path | None = None) -> Path:
+    """Where the suite writes a task's results: ``book/results/benchmark_<task>.json``
+    (shipped in the wheel with the other results), or ``folder``."""
+    task = check_choice("task", task, TASKS)
+    return (folder or Path(__file__).parent / "results") / f"benchmark_{task}.json"
+
+
+def run_suite(
+    tasks: Sequence[str] = TASKS,
+    *,
+    folder: Path | None = None,
+    workers: int = 2,
+    progress: bool = True,
+    start_method: str = "spawn",
+    **changes: Any,
+) -> dict[str, dict[str, Any]]:
+    """``run_task`` for each task's ``benchmark_config`` (with ``changes``) and
+    its ``LEARNING_RATES``; writes each task's results to ``results_path``
+    and returns them by task. ``timing.suite_seconds`` in each file is the
+    wall time of the whole suite."""
+    tasks = [check_choice("task", t, TASKS) for t in tasks]
+    start = time.perf_counter()
+    out = {}
+    for task in tasks:
+        config = benchmark_config(task, **changes)
+        out[task] = run_task(
+            config,
+            learning_rates=LEARNING_RATES[task],
+            workers=workers,
+            progress=progress,
+            start_method=start_method,
+        )
+    total = round(time.perf_counter() - start, 1)
+    for task, results in out.items():
+        results["timing"]["suite_seconds"] = total
+        results["timing"]["suite_tasks"] = list(tasks)
+        path = results_path(task, folder)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
+def suite_table(results: dict[str, Any]) -> str:
+    """One task's benchmark results as plain text: per scheme the chosen
+    learning rate, accuracy within and past the training length (mean and
+    range over the counted seeds), steps, and the excluded runs."""
+    from .experiments import within_and_past
+
+    config = results["config"]
+    unit = {"copy": "symbols n", "recall": "pairs"}.get(config["task"], "tokens")
+    lines = [
+        f"{config['task']}: trained at {config['train_len']}, tested up to {config['test_len']} ({unit})",
+        f"{'scheme':<11} {'lr':>6} {'within':>16} {'past':>16} {'steps':>10} excluded",
+    ]
+    within, past = within_and_past(results)
+    for scheme, per_seed in results["runs"].items():
+        counted = [r for r in per_seed.values() if not r.get("excluded")]
+        steps = [r["steps"] for r in counted]
+        excluded = [seed for seed, r in per_seed.items() if r.get("excluded")]
+        span = f"{min(steps)}-{max(steps)}" if steps else "-"
+        lines.append(
+            f"{scheme:<11} {results['chosen_lr'][scheme]:>6g} {_fmt(within.get(scheme, [])):>16} "
+            f"{_fmt(past.get(scheme, [])):>16} {span:>10} {','.join(excluded) or '-'}"
+        )
+    return "\n".join(lines)
+
+
+def _fmt(values: Sequence[float]) -> str:
+    if not values:
+        return "-"
+    mean = sum(values) / len(values)
+    return f"{mean:.1%} [{min(values):.0%}-{max(values):.0%}]"

@@ -1,0 +1,230 @@
+"""Tests of book.benchmark: held-out test and validation data for the three
+tasks, T5 buckets all trained, the learning-rate tie rule, excluded runs left
+out of every ranking, the results' shape and the --suite command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from book import _experiments_cli as experiments_cli
+from book import benchmark as bm
+from book import experiments as ex
+from book import models
+from book.encodings import t5_relative_bucket
+
+
+@pytest.mark.parametrize("task", bm.TASKS)
+def test_no_test_input_of_the_benchmark_is_a_training_input(task):
+    """Every training input train_model draws up to the step cap (seed 0), against every test input."""
+    config = bm.benchmark_config(task)
+    assert bm.leaked_inputs(config, 0, config.steps) == set()
+
+
+@pytest.mark.parametrize("task", bm.TASKS)
+def test_leak_check_fails_on_a_sabotaged_generator(task, monkeypatch):
+    """Test data drawn from each seed's own training stream (the generator seeded
+    like the training's, the batches drawn like the training's) are found."""
+    config = bm.benchmark_config(task)
+    monkeypatch.setattr(ex, "held_out_batch", lambda c, s, length=None: ex._training_batch(c, ex_gen(s % 1000)))
+    leaked = bm.leaked_inputs(config, 0, 5)
+    assert len(leaked) > 0
+    assert leaked <= {tuple(r) for r in ex.training_batches(config, 0, 1)[0].inputs.tolist()}
+
+
+def ex_gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def test_leak_check_fails_when_the_test_stream_is_seeded_like_the_training_one(monkeypatch):
+    """local_sum with EVAL_SEED = 0: the test inputs of seed s are drawn from s's training stream."""
+    config = bm.benchmark_config("local_sum")
+    monkeypatch.setattr(ex, "EVAL_SEED", 0)
+    assert len(bm.leaked_inputs(config, 1, 3)) > 0
+
+
+@pytest.mark.parametrize("task", bm.TASKS)
+def test_validation_data_are_within_the_training_length_and_disjoint(task):
+    """Validation inputs are no longer than the longest training input, and share
+    no input with the training inputs (up to the cap) nor with the test inputs."""
+    config = bm.benchmark_config(task)
+    val = bm.validation_batches(config, 0)
+    assert [n for n, _ in val] == list(range(config.min_train_len, config.train_len + 1))
+    train = ex.training_batches(config, 0, config.steps)
+    assert max(b.inputs.shape[1] for _, b in val) == max(b.inputs.shape[1] for b in train)
+    test = [b for _, b in ex.held_out_batches(config, 0)]
+    val_batches = [b for _, b in val]
+    assert bm.shared_inputs(val_batches, train) == set()
+    assert bm.shared_inputs(val_batches, test) == set() == bm.shared_inputs(test, val_batches)
+    assert bm.shared_inputs(val_batches, val_batches)  # the comparison itself finds what is shared
+
+
+def test_shared_inputs_compares_whole_rows_or_cuts_longer_ones():
+    from book.tasks import Batch
+
+    def b(rows):
+        t = torch.tensor(rows)
+        return Batch(t, t, torch.ones_like(t, dtype=torch.bool))
+
+    short = [b([[1, 2], [3, 4]])]
+    assert bm.shared_inputs([b([[1, 2, 9], [5, 6, 7]])], short) == {(1, 2)}  # cut to 2 tokens
+    assert bm.shared_inputs([b([[3, 4]])], short + [b([[0, 0, 0]])]) == {(3, 4)}  # same length: whole
+    assert bm.shared_inputs([b([[1, 2, 9]])], short + [b([[1, 2, 8]])]) == set()  # a length in training: whole
+
+
+def test_untrained_buckets_of_chapter_8_and_of_the_benchmark():
+    """Chapter 8's default (32 buckets, max_distance 128, trained at 32 tokens,
+    tested at 128) never trains buckets 22-31, which start at distance 35;
+    the benchmark's T5 settings leave none untrained on any task."""
+    assert bm.untrained_buckets(ex.Config(), 3) == set(range(22, 32))
+    bucket = lambda d: int(t5_relative_bucket(torch.tensor([-d]), bidirectional=False))  # noqa: E731
+    assert bucket(34) == 21 and bucket(35) == 22 and bucket(31) == 21
+    for task in bm.TASKS:
+        config = bm.benchmark_config(task)
+        assert bm.untrained_buckets(config, 100) == set(), task
+    wide = bm.benchmark_config("local_sum", t5_max_distance=128, t5_buckets=32)
+    assert bm.untrained_buckets(wide, 3) == set(range(22, 32))
+
+
+def _rec(met, val, steps):
+    return {"met_stop_rule": met, "validation": val, "steps": steps}
+
+
+def test_choose_lr_follows_its_tie_rule():
+    # more seeds meeting the stopping rule beats a higher validation score
+    assert (
+        bm.choose_lr({0.01: [_rec(True, 0.9, 100), _rec(False, 0.99, 50)], 0.003: [_rec(True, 0.8, 900)] * 2}) == 0.003
+    )
+    # then the higher mean validation score
+    assert bm.choose_lr({0.01: [_rec(True, 0.95, 100)], 0.003: [_rec(True, 0.97, 900)]}) == 0.003
+    # equal to 3 decimals: the fewer mean steps
+    assert bm.choose_lr({0.01: [_rec(True, 0.9701, 300)], 0.003: [_rec(True, 0.9704, 200)]}) == 0.003
+    assert bm.choose_lr({0.01: [_rec(True, 0.9701, 200)], 0.003: [_rec(True, 0.9704, 300)]}) == 0.01
+    # a full tie: the smallest rate
+    assert bm.choose_lr({0.02: [_rec(True, 0.5, 10)], 0.01: [_rec(True, 0.5, 10)]}) == 0.01
+    with pytest.raises(ValueError, match="sweep must map each learning rate"):
+        bm.choose_lr({0.01: []})
+
+
+def test_excluded_runs_are_left_out_of_every_ranking():
+    """A run marked excluded counts in no mean, range or ranking; a scheme with
+    every run excluded disappears from them."""
+    curve = [1.0, 1.0, 0.0, 0.0]
+    results = {
+        "config": {"task": "local_sum", "train_len": 2, "steps": 10, "test_len": 4},
+        "runs": {
+            "rope": {
+                "0": {"curve": curve, "steps": 5, "train_seconds": 1.0, "excluded": None},
+                "1": {"curve": [0.0] * 4, "steps": 10, "train_seconds": 1.0, "excluded": "capped"},
+            },
+            "none": {"0": {"curve": [0.0] * 4, "steps": 10, "train_seconds": 1.0, "excluded": "capped"}},
+        },
+    }
+    within, past = ex.within_and_past(results)
+    assert within == {"rope": [1.0]} and past == {"rope": [0.0]}
+    assert set(ex.by_range(results, ((0.0, 1.0),))) == {"rope"}
+    assert ex.conclusions(results)["ranking_by_worst_seed"] == ["rope"]
+    assert "none" not in ex.summary_table(results)
+
+
+def test_a_run_that_cannot_meet_the_stopping_rule_is_excluded_with_its_reason(tmp_path):
+    """Three steps cannot bring recall's loss below 0.05: every run is excluded,
+    says why, and no scheme is ranked. The file records config, sweep, chosen
+    rate, runs with curves, mechanism numbers and timing, as JSON."""
+    out = bm.run_suite(
+        ("recall",), folder=tmp_path, workers=1, progress=False,
+        schemes=("rope", "rope_nope"), seeds=(0,), steps=3, eval_seqs=8, test_len=10,
+    )["recall"]  # fmt: skip
+    stored = json.loads(bm.results_path("recall", tmp_path).read_text())
+    assert (
+        ex.Config.from_results(stored)
+        == ex.Config.from_results(out)
+        == bm.benchmark_config("recall", schemes=("rope", "rope_nope"), seeds=(0,), steps=3, eval_seqs=8, test_len=10)
+    )
+    assert stored["learning_rates"] == list(bm.LEARNING_RATES["recall"]) and stored["tie_rule"] == bm.TIE_RULE
+    for scheme in ("rope", "rope_nope"):
+        assert stored["chosen_lr"][scheme] in stored["learning_rates"]
+        assert set(stored["sweep"][scheme]) == {str(lr) for lr in stored["learning_rates"]}
+        assert set(stored["sweep"][scheme]["0.003"]["validation"]) == {"0"}
+        run = stored["runs"][scheme]["0"]
+        assert run["steps"] == 3 and run["met_stop_rule"] is False
+        assert run["excluded"].startswith("did not meet the stopping rule in 3 steps")
+        assert stored["excluded"][scheme] == {"0": run["excluded"]}
+        assert len(run["curve"]) == 10 and run["curve"][:3] == [None] * 3  # n = 1..3 < 4 pairs: not scored
+        assert len(run["mechanism"]["within"]["needed"]) == 2 and len(run["mechanism"]["past"]["self"][0]) == 2
+    assert ex.within_and_past(stored) == ({}, {})
+    assert stored["timing"]["jobs"] == 6 and stored["timing"]["suite_seconds"] > 0
+    assert "excluded" in bm.suite_table(stored) and "0" in bm.suite_table(stored).splitlines()[-1]
+
+
+def test_train_job_is_train_model_with_the_swept_rate_and_evaluate_job_tests_it():
+    import dataclasses
+
+    config = bm.benchmark_config("copy", schemes=("alibi",), seeds=(1,), steps=4, eval_seqs=8, test_len=11)
+    record, state = bm.train_job(config, "alibi", 1, 0.006)
+    model, losses = ex.train_model(dataclasses.replace(config, lr=0.006), "alibi", 1)
+    assert record["steps"] == len(losses) == 4 and record["lr"] == 0.006
+    assert record["validation"] == round(bm.validation_score(model, config, 1), 4)
+    tested = bm.evaluate_job(config, "alibi", 1, state)
+    assert tested["curve"] == ex.evaluate(model, config, 1)
+    assert tested["whole_curve"] == ex.evaluate(model, dataclasses.replace(config, copy_score="whole"), 1)
+    assert all(w <= c for w, c in zip(tested["whole_curve"][7:], tested["curve"][7:]))
+
+
+def test_benchmark_configs_and_chapter_8_default():
+    """The benchmark trains all seven schemes; Config() keeps chapter 8's six."""
+    assert ex.Config().schemes == ex.DEFAULT_SCHEMES == tuple(s for s in models.SCHEMES if s != "rope_nope")
+    for task in bm.TASKS:
+        config = bm.benchmark_config(task)
+        assert config.schemes == models.SCHEMES and config.seeds == (0, 1, 2, 3, 4) and config.task == task
+        assert (config.d_model, config.n_heads, config.n_layers, config.stop_loss) == (32, 2, 2, 0.05)
+        assert config.input_len(config.test_len) >= 2 * config.input_len(config.train_len)
+    with pytest.raises(ValueError, match="task must be one of"):
+        bm.benchmark_config("fibonacci")
+
+
+def test_suite_command_line():
+    p = experiments_cli.parser()
+    assert experiments_cli.config_from_args(p.parse_args([])) == ex.Config()  # no options: chapter 8's default
+    recall = experiments_cli.config_from_args(
+        p.parse_args(["--task", "recall", "--train-len", "8", "--test-len", "16"])
+    )
+    assert recall == ex.Config(task="recall", train_len=8, test_len=16)
+    assert p.parse_args(["--suite", "--task", "copy"]).suite
+    with pytest.raises(SystemExit):
+        experiments_cli.run_suite_from_args(p.parse_args(["--suite", "--task", "fibonacci"]))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"task": "local_sum", "min_len": 2}, "min_len must be None or, for copy and recall"),
+        ({"task": "copy", "train_len": 4, "test_len": 8, "min_len": 5}, "min_len must be None or"),
+        ({"task": "recall", "train_len": 8, "test_len": 40}, r"n_pairs must be between n_queries \(4\) and n_keys"),
+        ({"task": "recall", "train_len": 8, "test_len": 16, "min_len": 2}, "n_pairs must be between"),
+        ({"t5_buckets": 16, "t5_max_distance": 8}, "t5_max_distance must exceed"),
+        ({"t5_buckets": 0}, "t5_buckets must be a positive integer"),
+    ],
+)
+def test_config_rejects_bad_benchmark_settings(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ex.Config(**kwargs)
+
+
+def test_copy_scores_whole_copies_or_symbols():
+    """copy_score="whole" (chapter 8's) counts a copy only if every symbol is right;
+    "symbols" counts the symbols right; the benchmark stores both curves."""
+    from book.tasks import copy_task
+
+    b = copy_task(64, 3, n_symbols=10, generator=ex_gen(0))
+    model = models.TinyTransformer(12, position="alibi", d_model=16, n_heads=2, max_len=7, seed=0)
+    with torch.no_grad():
+        hit = (model(b.inputs).argmax(-1) == b.targets)[:, 4:]
+    whole, symbols = (ex.Config(task="copy", copy_score=c, train_len=3, test_len=4) for c in ("whole", "symbols"))
+    assert ex.score(model, whole, b) == float(hit.all(1).double().mean())
+    assert ex.score(model, symbols, b) == float(hit.double().mean())
+    assert ex.Config(task="copy").copy_score == "whole"
+    with pytest.raises(ValueError, match="copy_score must be one of"):
+        ex.Config(copy_score="exact")
