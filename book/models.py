@@ -18,7 +18,10 @@ Where each scheme enters:
   ``t5_relative_bucket``, unidirectional in a decoder; ``t5_buckets`` and
   ``t5_max_distance`` set the bucketing, 32 and 128 by default as in T5).
 * ``"rope_nope"``: ``apply_rope`` in some layers and no position at all in the
-  others, as Llama 4 (iRoPE) and SmolLM3 do (``rope_layers``).
+  others, in the layer pattern of Llama 4 (iRoPE) and SmolLM3 taken at
+  interval 2 (``rope_layers``), with full attention in every layer: Llama 4
+  also chunks the attention of its RoPE layers and scales the queries of its
+  NoPE layers (``attn_temperature_tuning``), which this model does not.
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ def rope_layers(n_layers: int, interval: int = NOPE_INTERVAL) -> list[int]:
     position encoding. This is the rule of transformers' ``Llama4TextConfig``
     (``no_rope_layers``, from ``no_rope_layer_interval``, 4 by default; Llama 4's
     "iRoPE") and ``SmolLM3Config`` (``no_rope_layer_interval``, 4 by default).
-    The book uses ``interval = 2``: with interval 4, a 2-layer model would
+    The book uses ``interval = 2`` (half the layers without position, where
+    those models have a quarter): with interval 4, a 2-layer model would
     keep RoPE in both layers; with 2, layer 0 has RoPE and layer 1 none.
 
     Raises:

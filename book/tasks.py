@@ -349,11 +349,15 @@ def recall(
     Why fused pairs: with two tokens per pair the model must first bind each
     value to the key before it (an induction-style two-layer circuit); at
     chapter 8's size (width 32, 2 heads, 2 layers) that was not learned in
-    3000 steps (loss about 1.4 against the chance level ``ln 8 = 2.08``),
+    3000 steps in a probe with 32 keys and 8 values (loss about 1.4, against
+    the chance level ``ln 8 = 2.08``; the probe is not part of the book),
     whereas fused pairs leave one retrieval step: the query attends to the
-    pair token of its key and reads the value there. The query-to-key
-    distance still grows with ``P``, anywhere from 1 to ``P + 2Q - 2`` tokens,
-    so recency does not help: that is what the task tests.
+    pair token of its key and reads the value there. Fusing removes MQAR's
+    binding of a value to the key before it, and with it any need for
+    position inside the context: the lookup is by content alone. The
+    query-to-key distance grows with ``P``, anywhere from 1 to
+    ``P + 2Q - 2`` tokens, so a recency prior does not help; whether it
+    hurts depends on how far the tested lengths reach.
 
     Args:
         n_seqs: number of sequences (>= 1).

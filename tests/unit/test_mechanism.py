@@ -111,7 +111,8 @@ def test_needed_keys_point_at_what_each_rule_reads():
         elif task == "copy":
             assert torch.equal(b.inputs[s, j], b.targets[s, i])
         else:
-            assert torch.equal(b.inputs[s, j] % 4 + 32 * 4 + 32, b.targets[s, i])
+            assert torch.equal(b.inputs[s, j] % 4 + 32 * 4 + 32, b.targets[s, i])  # the answer's value
+            assert torch.equal(b.inputs[s, j] // 4, b.inputs[s, i] - 32 * 4)  # at the queried key
     for bad, message in (("sorting", "task must be one of"),):
         with pytest.raises(ValueError, match=message):
             mechanism.needed_keys(bad, batch())
