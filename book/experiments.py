@@ -235,9 +235,9 @@ class Config:
 
     @property
     def min_train_len(self) -> int:
-        """The shortest training length: ``train_len`` for ``fibonacci`` and
-        ``local_sum``; ``min_len`` (default 1 for ``copy``, ``n_queries`` for
-        ``recall``) for the tasks whose length varies from batch to batch."""
+        """The shortest training length, which is ``train_len`` for ``fibonacci``
+        and ``local_sum``, and ``min_len`` (default 1 for ``copy``, ``n_queries``
+        for ``recall``) for the tasks whose length varies from batch to batch."""
         if self.task not in ("copy", "recall"):
             return self.train_len
         if self.min_len is not None:
