@@ -185,11 +185,17 @@ def shared_inputs(first: Iterable[Batch], second: Iterable[Batch]) -> set[tuple[
     a row longer than every row of ``second`` is cut to the longest length of
     ``second`` first (so that a test input of 128 tokens counts as seen if
     its first 32 were a training input).
+
+    Raises:
+        ValueError: if ``second`` holds no row to compare with.
     """
     seen: dict[int, set[tuple[int, ...]]] = {}
     for batch in second:
         rows = batch.inputs.tolist()
-        seen.setdefault(len(rows[0]), set()).update(map(tuple, rows))
+        if rows:
+            seen.setdefault(len(rows[0]), set()).update(map(tuple, rows))
+    if not seen:
+        raise ValueError("second must hold at least one batch with a row to compare with")
     longest = max(seen)
     shared: set[tuple[int, ...]] = set()
     for batch in first:
@@ -365,6 +371,7 @@ def run_task(
     every rate's validation score, steps and stopping-rule verdict per seed.
     """
     workers = check_positive_int("workers", workers)
+    check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
     rates = [float(lr) for lr in learning_rates]
     if not rates or len(set(rates)) != len(rates) or min(rates) <= 0:
         raise ValueError(f"learning_rates must be distinct positive numbers, at least one, got {list(learning_rates)}")

@@ -228,3 +228,10 @@ def test_copy_scores_whole_copies_or_symbols():
     assert ex.Config(task="copy").copy_score == "whole"
     with pytest.raises(ValueError, match="copy_score must be one of"):
         ex.Config(copy_score="exact")
+
+
+def test_bad_input_to_the_held_out_check_and_the_runner_names_the_parameter():
+    with pytest.raises(ValueError, match="second must hold at least one batch"):
+        bm.shared_inputs([], [])
+    with pytest.raises(ValueError, match="start_method must be one of"):
+        bm.run_task(bm.benchmark_config("local_sum", steps=1), learning_rates=(0.01,), start_method="bogus")
