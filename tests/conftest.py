@@ -2,7 +2,8 @@
 
 The jobs that run beside the session (the site build, chapter 8's reduced run,
 the benchmark scripts, the wheel job, the nbval passes under other CPU
-kernels) are the plugin ``tests/plugins/background_jobs.py``. Matplotlib
+kernels) are the plugin ``tests/plugins/background_jobs.py``. Every process
+runs torch with one CPU thread (``OMP_NUM_THREADS``, below). Matplotlib
 draws with Agg in the test process; the backend is chosen here, not through
 ``MPLBACKEND``, which nbval's kernels would inherit (ipykernel keeps an
 ``MPLBACKEND`` it finds, and the chapters' stored figures are inline).
@@ -17,6 +18,13 @@ import matplotlib
 import pytest
 
 matplotlib.use("Agg")
+
+# One CPU thread per process, for this process and every process it starts
+# (the background jobs, nbval's kernels). The background jobs keep both cores
+# busy, and a process with two OpenMP threads then spins against them: a test
+# of least-squares fits took twice the CPU time with two threads as with one.
+# The chapters already compute with one thread (``book.setup``).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 pytest_plugins = ["tests.plugins.background_jobs"]
 
