@@ -19,17 +19,19 @@ Every (task, scheme, seed, learning rate) trains as its own job of the one
 model, ``TinyTransformer`` (``book.experiments.train_model``), until the
 stopping rule (mean training loss of the last 30 steps below 0.05) or the
 task's step cap. For each task and scheme the learning rate is chosen from
-three values on validation data within the training length (``choose_lr``),
-never on the test lengths; a run that does not meet the stopping rule is
+three values by the validation loss within the training length
+(``choose_lr``), never on the test lengths; a run that does not meet the stopping rule is
 ``excluded`` with its reason and counted in no ranking. Run it with::
 
     python -m book.experiments --suite                  # 3 tasks: book/results/benchmark_<task>.json
     python -m book.experiments --suite --task recall    # one task
 
-The held-out checks: ``leaked_inputs`` (test inputs seen in training),
-``shared_inputs`` (validation data against training and test data) and
-``untrained_buckets`` (T5 buckets used at test time that training never
-reaches).
+Training, validation and test inputs come from disjoint hash classes of the
+input space (``Config.split_inputs``). The held-out checks: ``leaked_inputs``
+(test inputs seen in training), ``shared_inputs`` (validation data against
+training and test data), ``untrained_buckets`` (T5 buckets used at test time
+that training never reaches) and ``bucket_counts`` (how often training
+reaches each bucket).
 """
 
 from __future__ import annotations
@@ -73,9 +75,11 @@ __all__ = [
     "benchmark_config",
     "validation_batches",
     "validation_score",
+    "validation_loss",
     "shared_inputs",
     "leaked_inputs",
     "untrained_buckets",
+    "bucket_counts",
     "choose_lr",
     "exclusion",
     "train_job",
@@ -99,8 +103,8 @@ LEARNING_RATES: dict[str, tuple[float, ...]] = {
 VAL_SEED = 10_000_000
 #: How ``choose_lr`` picks a learning rate, in words (stored in each results file).
 TIE_RULE = (
-    "most seeds meeting the stopping rule, then the highest mean validation score over the seeds "
-    "rounded to 3 decimals, then the fewest mean steps, then the smallest learning rate"
+    "most seeds meeting the stopping rule, then the lowest mean validation loss over the seeds, "
+    "then the smallest learning rate"
 )
 #: Sequences of the batches the mechanism numbers are measured on.
 MECHANISM_SEQS = 64
@@ -122,29 +126,34 @@ def benchmark_config(task: str, **changes: Any) -> Config:
       (inputs of up to 15 tokens), up to 32 pairs at test (39 tokens, 2.6x),
       cap 3000 steps;
     * ``copy``: ``n`` = 8-10 symbols in training (up to 21 tokens), up to
-      21 at test (43 tokens, 2x), cap 3000 steps. The shortest training
-      ``n`` is 8 so that a test input rarely occurs in training (``10^8``
-      sequences of each length against some 10^5 training rows: about 0.1
-      shared rows expected per seed; ``leaked_inputs`` counts them, and
-      the tests check seed 0 only). Scored
-      by the fraction of copied symbols right (``copy_score="symbols"``):
-      at the stopping rule's loss (0.05 per symbol) the committed models
-      copy 98-99% of symbols right within the training lengths but only
-      78-94% of whole copies, so ``evaluate_job`` also records the
-      whole-copy curve (``whole_curve``).
+      21 at test (43 tokens, 2x), cap 6000 steps (at 3000, 13 of the 105
+      runs of the sweep missed the stopping rule). Scored by the fraction of
+      copied symbols right (``copy_score="symbols"``); ``evaluate_job`` also
+      records the whole-copy curve (``whole_curve``).
+
+    Training, validation and test inputs are split by a hash of their tokens
+    (``split_inputs``: ``book.tasks.SPLIT_CLASSES``), so no test or
+    validation input is a training input, on any seed, by construction;
+    ``leaked_inputs`` and ``shared_inputs`` check it.
 
     Raises:
         ValueError: for a task that is not one of ``TASKS``.
     """
     task = check_choice("task", task, TASKS)
-    common: dict[str, Any] = {"schemes": SCHEMES, "seeds": (0, 1, 2, 3, 4), "steps": 3000, **_T5}
+    common: dict[str, Any] = {"schemes": SCHEMES, "seeds": (0, 1, 2, 3, 4), "steps": 3000, "split_inputs": True, **_T5}
     if task == "local_sum":
         base = Config(task="local_sum", train_len=32, test_len=128, t5_max_distance=31, **common)
     elif task == "recall":
         base = Config(task="recall", train_len=8, test_len=32, min_len=4, t5_max_distance=14, **common)
     else:
         base = Config(
-            task="copy", train_len=10, test_len=21, min_len=8, t5_max_distance=20, copy_score="symbols", **common
+            **(common | {"steps": 6000}),
+            task="copy",
+            train_len=10,
+            test_len=21,
+            min_len=8,
+            t5_max_distance=20,
+            copy_score="symbols",
         )
     return dataclasses.replace(base, **changes) if changes else base
 
@@ -167,15 +176,29 @@ def validation_batches(config: Config, seed: int) -> list[tuple[int, Batch]]:
 
 def _val_batch(config: Config, seed: int, n: int) -> Batch:
     g = torch.Generator().manual_seed(VAL_SEED + 100_000 * seed + n)
-    return _batch(config, config.eval_seqs, n, g)
+    return _batch(config, config.eval_seqs, n, g, "validation")
 
 
 def validation_score(model: TinyTransformer, config: Config, seed: int) -> float:
-    """The score that ``choose_lr`` compares: the mean over ``validation_batches``
+    """The validation score stored beside ``validation_loss``: the mean over ``validation_batches``
     of ``book.experiments.score`` (for ``copy`` as ``config.copy_score`` says:
     whole copies or copied symbols right; scored targets right otherwise)."""
     batches = validation_batches(config, seed)
     return sum(score(model, config, b) for _, b in batches) / len(batches)
+
+
+def validation_loss(model: TinyTransformer, config: Config, seed: int) -> float:
+    """What ``choose_lr`` ranks by: the mean over ``validation_batches`` of the
+    cross-entropy of the scored targets (the training loss, on validation
+    data). Unlike the scores, which saturate near 100% at the stopping rule,
+    it keeps separating the learning rates."""
+    total = 0.0
+    batches = validation_batches(config, seed)
+    with torch.no_grad():
+        for _, b in batches:
+            logits = model(b.inputs)
+            total += float(torch.nn.functional.cross_entropy(logits[b.loss_mask], b.targets[b.loss_mask]))
+    return total / len(batches)
 
 
 def shared_inputs(first: Iterable[Batch], second: Iterable[Batch]) -> set[tuple[int, ...]]:
@@ -246,6 +269,27 @@ def untrained_buckets(config: Config, steps: int, seed: int = 0) -> set[int]:
     return buckets(longest_test) - buckets(longest_train)
 
 
+def bucket_counts(config: Config, steps: int, seed: int = 0) -> list[int]:
+    """How many (query, key) pairs of training inputs fall in each T5 bucket.
+
+    Over the first ``steps`` training batches of ``seed``
+    (``training_batches``): a batch of ``b`` inputs of ``L`` tokens holds
+    ``b * (L - d)`` causal pairs at distance ``d`` (``0 <= d < L``), each
+    counted in bucket ``t5_relative_bucket(-d)`` of the config's
+    ``t5_buckets`` and ``t5_max_distance``. A bucket that training reaches
+    only rarely is barely trained even if ``untrained_buckets`` is empty.
+    """
+    counts = torch.zeros(config.t5_buckets, dtype=torch.int64)
+    for batch in training_batches(config, check_nonneg_int("seed", seed), steps):
+        b, length = batch.inputs.shape
+        distance = torch.arange(length)
+        bucket = t5_relative_bucket(
+            -distance, bidirectional=False, num_buckets=config.t5_buckets, max_distance=config.t5_max_distance
+        )
+        counts.index_add_(0, bucket, b * (length - distance))
+    return counts.tolist()
+
+
 def exclusion(record: dict[str, Any], config: Config) -> str | None:
     """Why a run is excluded from every ranking, or None if it counts: a run
     that did not meet the stopping rule within the cap."""
@@ -262,13 +306,12 @@ def choose_lr(sweep: Mapping[float, Sequence[dict[str, Any]]]) -> float:
 
     Args:
         sweep: for each learning rate, one record per seed with
-            ``"met_stop_rule"``, ``"validation"`` (``validation_score``) and
-            ``"steps"``.
+            ``"met_stop_rule"`` and ``"validation_loss"`` (``validation_loss``).
 
     Returns:
         The learning rate ranked first by ``TIE_RULE``: most seeds meeting
-        the stopping rule, then the highest mean validation score rounded to
-        3 decimals, then the fewest mean steps, then the smallest rate.
+        the stopping rule, then the lowest mean validation loss, then the
+        smallest rate.
 
     Raises:
         ValueError: for an empty sweep or a learning rate without records.
@@ -276,14 +319,12 @@ def choose_lr(sweep: Mapping[float, Sequence[dict[str, Any]]]) -> float:
     if not sweep or any(len(records) == 0 for records in sweep.values()):
         raise ValueError("sweep must map each learning rate to at least one record")
 
-    def rank(lr: float) -> tuple[int, float, float, float]:
+    def rank(lr: float) -> tuple[int, float, float]:
         records = sweep[lr]
         met = sum(bool(r["met_stop_rule"]) for r in records)
-        val = round(sum(r["validation"] for r in records) / len(records), 3)
-        steps = sum(r["steps"] for r in records) / len(records)
-        return met, val, -steps, -lr
+        return -met, sum(r["validation_loss"] for r in records) / len(records), lr
 
-    return max(sweep, key=rank)
+    return min(sweep, key=rank)
 
 
 def _mechanism(model: TinyTransformer, config: Config, seed: int) -> dict[str, Any]:
@@ -292,7 +333,7 @@ def _mechanism(model: TinyTransformer, config: Config, seed: int) -> dict[str, A
     g = torch.Generator().manual_seed(VAL_SEED - 1 - seed)  # its own stream
     out: dict[str, Any] = {}
     for name, n in (("within", config.train_len), ("past", config.test_len)):
-        b = _batch(config, MECHANISM_SEQS, n, g)
+        b = _batch(config, MECHANISM_SEQS, n, g, "test")
         needed = needed_keys(config.task, b, offsets=config.offsets, n_keys=config.n_keys, n_values=config.n_values)
         got = attention_on_needed(model, b, needed)
         out[name] = {k: [[round(float(x), 3) for x in row] for row in v] for k, v in got.items()}
@@ -321,6 +362,7 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
         "window_loss": window_mean(losses, config.stop_window),
         "met_stop_rule": stop_rule_met(losses, config.stop_loss, config.stop_window),
         "validation": round(validation_score(model, config, seed), 4),
+        "validation_loss": round(validation_loss(model, config, seed), 5),
         "loss_curve": _loss_curve(losses),
         "train_seconds": round(trained - start, 2),
     }
@@ -414,7 +456,7 @@ def run_task(
         sweep[scheme] = {
             str(lr): {
                 key: {str(r["seed"]): r[key] for r in rs}
-                for key in ("validation", "steps", "met_stop_rule", "train_seconds")
+                for key in ("validation", "validation_loss", "steps", "met_stop_rule", "excluded", "train_seconds")
             }
             for lr, rs in mine.items()
         }
@@ -434,6 +476,13 @@ def run_task(
         "excluded": {
             scheme: {seed: r["excluded"] for seed, r in per_seed.items() if r["excluded"]}
             for scheme, per_seed in runs.items()
+        },
+        "t5_bucket_counts": None
+        if "t5" not in runs
+        else {
+            "seed": config.seeds[0],
+            "steps": (n := runs["t5"][str(config.seeds[0])]["steps"]),
+            "counts": bucket_counts(config, n, config.seeds[0]),
         },
         "timing": {
             "wall_seconds": round(wall, 2),

@@ -10,31 +10,24 @@ the same data, at one length, then tested on longer inputs::
     python -m book.experiments --suite              # the three-task benchmark (book.benchmark)
     python -m book.experiments --help
 
-Tasks (``book.tasks``), ``local_sum`` the default: ``fibonacci`` (each token the sum of the two before it
-mod 10; trained at ``--train-len`` tokens, scored at every position of
-``--test-len`` tokens), ``local_sum`` (i.i.d. tokens, each target the sum mod
-10 of the tokens at ``--offsets`` back; scored like ``fibonacci``, on
-sequences the training never saw), ``copy`` (``BOS x_1..x_n SEP x_1..x_n``;
-trained with ``n`` up to ``--train-len``, scored for every ``n`` up to ``--test-len``)
-and ``recall`` (``n`` key-value pairs, then queries; scored like ``copy``).
+Tasks (``book.tasks``; ``local_sum`` the default): ``fibonacci`` and
+``local_sum`` train at ``--train-len`` tokens and score every position of
+``--test-len`` tokens; ``copy`` (``BOS x SEP x``) and ``recall`` (key-value
+pairs, then queries) train with ``n`` up to ``--train-len`` and score every
+``n`` up to ``--test-len``.
 
-Each model trains until it has learned the rule, judged by its training
-loss: it is taken at the first step at which the mean loss of its last 30
-steps (``--stop-window``) is below 0.05 (``--stop-loss``), or at the
-1000-step cap (``--steps``), whichever comes first. The schemes are then
-compared at one training-loss criterion rather than after one number of
-steps; a model that reaches the cap first has not met it (``--stop-loss
-none`` trains every model for all ``--steps``). ``--steps`` also sets the
-learning-rate schedule (``models.lr_schedule``: a linear warm-up over its first
-10% times a cosine that falls to 0 at its end), so a model that stops early stops at a high
-learning rate, and changing ``--steps`` changes every run, not only the cap.
+Each model trains until its mean loss over the last 30 steps
+(``--stop-window``) is below 0.05 (``--stop-loss``), or to the 1000-step cap
+(``--steps``), so the schemes are compared at one training-loss criterion
+(``--stop-loss none`` trains for all ``--steps``). ``--steps`` also sets the
+learning-rate schedule (``models.lr_schedule``: linear warm-up over 10%, then
+a cosine to 0), so a model that stops early stops at a high learning rate.
 
 Jobs run in ``--workers`` processes with one CPU thread each, so a result
-depends only on its scheme, seed and settings, not on the number of workers.
-A job trains every seed of one scheme together, as one batched ensemble
-(``book.ensemble``: the same computation as training each seed alone, up to
-float rounding; a seed that has met the stopping rule leaves the ensemble); copy
-and recall, whose length changes from batch to batch, train their seeds one
+depends only on its scheme, seed and settings. A job trains every seed of
+one scheme together, as one batched ensemble (``book.ensemble``: the same
+computation as training each seed alone, up to float rounding); copy and
+recall, whose length changes from batch to batch, train their seeds one
 after another. Results are written as JSON (no pickle).
 """
 
@@ -58,7 +51,7 @@ from . import __version__
 from ._validate import check_choice, check_nonneg_int, check_positive_int, check_positive_real
 from .ensemble import train_together
 from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, stop_rule_met, train, window_mean
-from .tasks import Batch, copy_task, fibonacci_mod, local_sum, recall, vocab_size
+from .tasks import Batch, copy_task, draw_split, fibonacci_mod, local_sum, recall, vocab_size
 
 __all__ = [
     "TASKS",
@@ -104,7 +97,9 @@ class Config:
     are not scored. ``t5_buckets`` and ``t5_max_distance`` are the T5
     scheme's bucketing (``TinyTransformer``; T5's 32 and 128 by default).
     ``copy_score`` is what a copy scores: ``"whole"`` copies right, or the
-    fraction of copied ``"symbols"`` right (``score``).
+    fraction of copied ``"symbols"`` right (``score``). With
+    ``split_inputs`` the training, validation and test inputs come from
+    disjoint hash classes (``tasks.SPLIT_CLASSES``), so no input is in two splits.
 
     ``steps`` is a cap when ``stop_loss`` is set: each model stops after the
     first step at which its mean training loss over the last ``stop_window``
@@ -138,6 +133,7 @@ class Config:
     n_values: int = 4
     n_queries: int = 4
     copy_score: str = "whole"
+    split_inputs: bool = False
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -176,6 +172,8 @@ class Config:
         if self.task == "local_sum":  # the task checks its offsets; fail here, not in a worker
             local_sum(1, self.train_len, offsets=self.offsets)
         check_choice("copy_score", self.copy_score, ("whole", "symbols"))
+        if not isinstance(self.split_inputs, bool):
+            raise TypeError(f"split_inputs must be True or False, got {self.split_inputs!r}")
         if self.min_len is not None:
             object.__setattr__(self, "min_len", check_positive_int("min_len", self.min_len))
             if self.task not in ("copy", "recall") or self.min_len > self.train_len:
@@ -186,16 +184,8 @@ class Config:
         if self.task == "recall":  # the task checks its sizes
             recall(1, self.min_train_len, n_keys=self.n_keys, n_values=self.n_values, n_queries=self.n_queries)
             recall(1, self.test_len, n_keys=self.n_keys, n_values=self.n_values, n_queries=self.n_queries)
-        # the model checks the bucketing
-        TinyTransformer(
-            2,
-            position="t5",
-            d_model=2,
-            n_heads=1,
-            max_len=1,
-            t5_buckets=self.t5_buckets,
-            t5_max_distance=self.t5_max_distance,
-        )
+        b, m = self.t5_buckets, self.t5_max_distance
+        TinyTransformer(2, position="t5", d_model=2, n_heads=1, max_len=1, t5_buckets=b, t5_max_distance=m)  # checks
 
     @classmethod
     def from_results(cls, results: dict[str, Any]) -> "Config":
@@ -245,7 +235,14 @@ class Config:
         return 1 if self.task == "copy" else self.n_queries
 
 
-def _batch(config: Config, n_seqs: int, length: int, generator: torch.Generator) -> Batch:
+def _batch(config: Config, n_seqs: int, length: int, generator: torch.Generator, split: str = "train") -> Batch:
+    draw = lambda k: _draw(config, k, length, generator)  # noqa: E731
+    if not config.split_inputs:
+        return draw(n_seqs)
+    return draw_split(draw, n_seqs, split, prefix=config.input_len(config.train_len))
+
+
+def _draw(config: Config, n_seqs: int, length: int, generator: torch.Generator) -> Batch:
     if config.task == "fibonacci":
         return fibonacci_mod(n_seqs, length, generator=generator)
     if config.task == "local_sum":
@@ -316,19 +313,15 @@ def held_out_batch(config: Config, seed: int, length: int | None = None) -> Batc
     ``length`` (default ``config.test_len``), from a generator the training
     never uses."""
     g = torch.Generator().manual_seed(EVAL_SEED + seed)
-    return _batch(config, config.eval_seqs, config.test_len if length is None else length, g)
+    return _batch(config, config.eval_seqs, config.test_len if length is None else length, g, "test")
 
 
 def untrained_positions(config: Config, seed: int, steps: int) -> range:
     """The positions of ``seed``'s test inputs that no training input reaches.
 
-    Draws the first ``steps`` training batches of ``seed`` as ``train_model``
-    does (one per step, from a generator seeded with ``seed``) and returns
-    ``range(longest training input, length of the test inputs)``, empty if
-    training reaches every test position. For ``local_sum`` and ``fibonacci``
-    this is ``range(train_len, test_len)``: what the experiment holds out is
-    positions. (For the copy task, positions count tokens, not the length
-    ``n``.)
+    ``range(longest of the first steps training inputs, test input length)``
+    (``training_batches``), empty if training reaches every test position:
+    ``range(train_len, test_len)`` for ``local_sum`` and ``fibonacci``.
 
     Raises:
         TypeError: if ``config`` is not a :class:`Config`.
@@ -691,7 +684,7 @@ def benchmark_report(results: dict[str, Any]) -> str:
 
 
 def _steps_taken(run_record: dict[str, Any], config: dict[str, Any]) -> int:
-    """Training steps of one model (files from before early stopping have no ``steps``: all were taken)."""
+    """Training steps of one model (all ``steps`` in files from before early stopping)."""
     return run_record.get("steps", config["steps"])
 
 

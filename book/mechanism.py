@@ -91,8 +91,11 @@ def needed_keys(
       ``BOS x_1 .. x_n SEP x_1 ..`` (``book.tasks.copy_task``).
 
     Raises:
-        ValueError: for an unknown task, or ``local_sum`` offsets with no
-            offset above 0 (then the rule needs no other key).
+        ValueError: for an unknown task, ``local_sum`` offsets with no
+            offset above 0 (then the rule needs no other key), or a batch
+            whose layout is not the task's (a copy batch must score exactly
+            its second copy; a recall batch must fit ``n_keys`` and
+            ``n_values``, each scored query finding its key in one pair).
         TypeError: if ``batch`` is not a ``Batch``.
     """
     if task not in NEEDED_TASKS:
@@ -113,8 +116,10 @@ def needed_keys(
     elif task == "copy":
         if n % 2 == 0:
             raise ValueError(f"a copy batch has 2n + 1 inputs, got {n}")
-        needed = torch.zeros(n, n, dtype=torch.bool)
         half = (n - 1) // 2
+        if not bool((scored == (i > half)).all()):
+            raise ValueError("batch is not a copy batch: its loss_mask must score exactly the second copy")
+        needed = torch.zeros(n, n, dtype=torch.bool)
         needed[i[half + 1 :], i[half + 1 :] - half] = True
         needed = needed.expand(b, n, n).clone()
     else:
@@ -124,6 +129,13 @@ def needed_keys(
         key_of = torch.where(is_pair, tokens // n_values, -1)  # (b, n): the key of each pair token
         asked = torch.where(tokens >= pairs, tokens - pairs, -2)  # the key each query asks for
         needed = (key_of[:, None, :] == asked[:, :, None]) & is_pair[:, None, :]
+        vocab = pairs + n_keys + n_values
+        queries_ok = ((tokens >= pairs) & (tokens < pairs + n_keys))[scored]
+        if int(tokens.max()) >= vocab or not bool(queries_ok.all()) or not bool((needed.sum(2)[scored] == 1).all()):
+            raise ValueError(
+                f"batch is not a recall batch with n_keys={n_keys}, n_values={n_values}: every token must be "
+                f"below {vocab}, and every scored position a query whose key is in exactly one pair"
+            )
     return needed & scored[:, :, None] & ~torch.eye(n, dtype=torch.bool)
 
 

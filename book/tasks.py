@@ -30,6 +30,10 @@ __all__ = [
     "N_QUERIES",
     "TASK_NAMES",
     "vocab_size",
+    "split_class",
+    "draw_split",
+    "SPLIT_CLASSES",
+    "N_SPLIT_CLASSES",
 ]
 
 #: The default modulus of ``local_sum`` and ``fibonacci_mod``: tokens ``0 .. 9``.
@@ -431,3 +435,101 @@ def vocab_size(
     if task == "recall":
         return n_keys * n_values + n_keys + n_values
     return n_symbols + 2 if task == "copy" else modulus
+
+
+#: ``split_class``'s hash: ``h <- (h * base + token + 1) mod modulus``, token by token.
+_HASH_BASE, _HASH_MODULUS = 1_000_003, 2_147_483_647
+#: The hash classes (``split_class`` of ``N_SPLIT_CLASSES``) that each split of a
+#: task's inputs draws from when they are split (``book.experiments.Config.split_inputs``):
+#: 1/8 of the input space for test inputs, 1/8 for validation, 3/4 for training.
+SPLIT_CLASSES = {"test": (0,), "validation": (1,), "train": (2, 3, 4, 5, 6, 7)}
+N_SPLIT_CLASSES = 8
+#: How many times ``draw_split`` draws before it gives up.
+MAX_DRAWS = 1000
+
+
+def split_class(inputs: torch.Tensor, n_classes: int) -> torch.Tensor:
+    """Each row's class, ``0 .. n_classes - 1``: a hash of its tokens modulo ``n_classes``.
+
+    The hash is polynomial, ``h <- (h * 1000003 + token + 1) mod (2^31 - 1)``
+    over the row's tokens in order from ``h = 0``, so two rows with the same tokens always
+    share a class, and a change to any token moves a row to a class that is
+    as good as random. Splitting the inputs of a task by class makes
+    training, validation and test inputs disjoint by construction
+    (``draw_split``; ``book.experiments.Config.split_inputs``) while
+    each split stays a uniform draw from its part of the input space.
+
+    Args:
+        inputs: ``(n_seqs, length)`` integer tokens, ``length >= 1``.
+        n_classes: number of classes (>= 1).
+
+    Returns:
+        ``(n_seqs,)`` int64 classes.
+
+    Raises:
+        TypeError: if ``inputs`` is not an integer tensor of 2 dimensions.
+        ValueError: for an empty row or negative tokens.
+    """
+    n_classes = check_positive_int("n_classes", n_classes)
+    if not isinstance(inputs, torch.Tensor) or inputs.dim() != 2 or inputs.is_floating_point() or inputs.is_complex():
+        raise TypeError("inputs must be a 2-D integer tensor (n_seqs, length)")
+    if inputs.shape[1] == 0:
+        raise ValueError("inputs must hold at least one token per row")
+    if inputs.numel() and int(inputs.min()) < 0:
+        raise ValueError("inputs must be token ids >= 0")
+    # h = sum over t of (token_t + 1) * base^(length - 1 - t), mod the modulus:
+    # the loop above, in one pass (each product is below 2^62, the sum of
+    # reduced terms below 2^31 * length)
+    weights = _hash_weights(inputs.shape[1])
+    terms = (inputs.to(torch.int64) + 1) % _HASH_MODULUS * weights % _HASH_MODULUS
+    return terms.sum(1) % _HASH_MODULUS % n_classes
+
+
+def _hash_weights(length: int) -> torch.Tensor:
+    """``base^(length - 1 - t) mod modulus`` for ``t = 0 .. length - 1``."""
+    if length not in _WEIGHTS:
+        _WEIGHTS[length] = torch.tensor([pow(_HASH_BASE, length - 1 - t, _HASH_MODULUS) for t in range(length)])
+    return _WEIGHTS[length]
+
+
+_WEIGHTS: dict[int, torch.Tensor] = {}
+
+
+def draw_split(draw: Callable[[int], Batch], n_seqs: int, split: str, *, prefix: int) -> Batch:
+    """``n_seqs`` rows drawn by ``draw`` whose first ``prefix`` inputs are in ``split``.
+
+    ``split`` is ``"train"``, ``"validation"`` or ``"test"``. Calls
+    ``draw(k)`` again and again (``k`` about 1.25 times the rows the split
+    is expected to need for ``n_seqs``), keeps the rows whose
+    ``split_class(inputs[:, :prefix], N_SPLIT_CLASSES)`` is one of
+    ``SPLIT_CLASSES[split]``, and returns the first ``n_seqs`` kept, in the
+    order drawn. The class of a row depends on its tokens alone, so rows of
+    two splits are never equal, and neither are their first ``prefix``
+    tokens: held out by construction, whatever the generators.
+
+    Raises:
+        ValueError: for an unknown ``split``, a ``prefix`` below 1, or fewer
+            than ``n_seqs`` rows after ``MAX_DRAWS`` draws (an input space
+            too small for the split).
+    """
+    n_seqs = check_positive_int("n_seqs", n_seqs)
+    prefix = check_positive_int("prefix", prefix)
+    if split not in SPLIT_CLASSES:
+        raise ValueError(f"split must be one of {', '.join(map(repr, SPLIT_CLASSES))}, got {split!r}")
+    wanted = torch.zeros(N_SPLIT_CLASSES, dtype=torch.bool)
+    wanted[list(SPLIT_CLASSES[split])] = True
+    # draws of about 1.25 times the rows expected to be needed, so that one is usually enough
+    size = -(-n_seqs * N_SPLIT_CLASSES * 5 // (4 * len(SPLIT_CLASSES[split])))
+    kept: list[Batch] = []
+    have = 0
+    for _ in range(MAX_DRAWS):
+        batch = draw(size)
+        keep = wanted[split_class(batch.inputs[:, :prefix], N_SPLIT_CLASSES)]
+        kept.append(Batch(*(t[keep] for t in batch)))
+        have += int(keep.sum())
+        if have >= n_seqs:
+            return Batch(*(torch.cat(parts)[:n_seqs] for parts in zip(*kept)))
+    raise ValueError(
+        f"only {have} of {n_seqs} rows fell in the {split} split after {MAX_DRAWS} draws: "
+        "the input space is too small for it"
+    )

@@ -16,11 +16,37 @@ from book import models
 from book.encodings import t5_relative_bucket
 
 
-@pytest.mark.parametrize("task", bm.TASKS)
-def test_no_test_input_of_the_benchmark_is_a_training_input(task):
-    """Every training input train_model draws up to the step cap (seed 0), against every test input."""
-    config = bm.benchmark_config(task)
-    assert bm.leaked_inputs(config, 0, config.steps) == set()
+def _tiny_copy(**changes):
+    """Copies of 2-4 symbols: 100 inputs of 2 symbols, so that random
+    training and test inputs are sure to meet unless they are split."""
+    return ex.Config(task="copy", train_len=3, test_len=4, min_len=2, eval_seqs=64, steps=50, **changes)
+
+
+def test_split_inputs_hold_out_by_construction_where_chance_would_not():
+    """In a space this small, unsplit test and validation inputs are training
+    inputs; split ones never are, on any seed."""
+    unsplit, split = _tiny_copy(), _tiny_copy(split_inputs=True)
+    assert len(bm.leaked_inputs(unsplit, 0, 50)) > 0
+    for seed in range(5):
+        assert bm.leaked_inputs(split, seed, 50) == set()
+        train = ex.training_batches(split, seed, 50)
+        val = [b for _, b in bm.validation_batches(split, seed)]
+        test = [b for _, b in ex.held_out_batches(split, seed)]
+        assert bm.shared_inputs(val, train) == set() == bm.shared_inputs(test, val) == bm.shared_inputs(val, test)
+    val_unsplit = [b for _, b in bm.validation_batches(unsplit, 0)]
+    assert bm.shared_inputs(val_unsplit, ex.training_batches(unsplit, 0, 50))
+
+
+def test_leak_check_fails_when_the_split_gives_the_test_data_a_training_class(monkeypatch):
+    """The sabotage: test inputs drawn from a class the training also draws from."""
+    from book import tasks
+
+    monkeypatch.setitem(tasks.SPLIT_CLASSES, "test", (2,))
+    assert len(bm.leaked_inputs(_tiny_copy(split_inputs=True), 0, 50)) > 0
+    monkeypatch.setitem(tasks.SPLIT_CLASSES, "validation", (3,))
+    split = _tiny_copy(split_inputs=True)
+    val = [b for _, b in bm.validation_batches(split, 0)]
+    assert bm.shared_inputs(val, ex.training_batches(split, 0, 50))
 
 
 @pytest.mark.parametrize("task", bm.TASKS)
@@ -40,25 +66,31 @@ def ex_gen(seed):
 
 def test_leak_check_fails_when_the_test_stream_is_seeded_like_the_training_one(monkeypatch):
     """local_sum with EVAL_SEED = 0: the test inputs of seed s are drawn from s's training stream."""
-    config = bm.benchmark_config("local_sum")
+    config = bm.benchmark_config("local_sum", split_inputs=False)  # a split would hold them out even then
     monkeypatch.setattr(ex, "EVAL_SEED", 0)
     assert len(bm.leaked_inputs(config, 1, 3)) > 0
 
 
+@pytest.mark.parametrize("seed", (0, 1, 2, 3, 4))
 @pytest.mark.parametrize("task", bm.TASKS)
-def test_validation_data_are_within_the_training_length_and_disjoint(task):
-    """Validation inputs are no longer than the longest training input, and share
-    no input with the training inputs (up to the cap) nor with the test inputs."""
+def test_no_test_or_validation_input_is_a_training_input(task, seed):
+    """On every seed, every training input train_model draws up to the step cap
+    against every test and validation input (leaked_inputs compares the first
+    two); validation inputs are within the training length and no test input."""
     config = bm.benchmark_config(task)
-    val = bm.validation_batches(config, 0)
-    assert [n for n, _ in val] == list(range(config.min_train_len, config.train_len + 1))
-    train = ex.training_batches(config, 0, config.steps)
-    assert max(b.inputs.shape[1] for _, b in val) == max(b.inputs.shape[1] for b in train)
-    test = [b for _, b in ex.held_out_batches(config, 0)]
+    assert config.split_inputs
+    train = ex.training_batches(config, seed, config.steps)
+    test = [b for _, b in ex.held_out_batches(config, seed)]
+    val = bm.validation_batches(config, seed)
     val_batches = [b for _, b in val]
+    assert bm.shared_inputs(test, train) == set()
+    assert [n for n, _ in val] == list(range(config.min_train_len, config.train_len + 1))
+    assert max(b.inputs.shape[1] for b in val_batches) == max(b.inputs.shape[1] for b in train)
     assert bm.shared_inputs(val_batches, train) == set()
     assert bm.shared_inputs(val_batches, test) == set() == bm.shared_inputs(test, val_batches)
     assert bm.shared_inputs(val_batches, val_batches)  # the comparison itself finds what is shared
+    if seed == 0:
+        assert bm.leaked_inputs(config, seed, config.steps) == set()
 
 
 def test_shared_inputs_compares_whole_rows_or_cuts_longer_ones():
@@ -88,24 +120,52 @@ def test_untrained_buckets_of_chapter_8_and_of_the_benchmark():
     assert bm.untrained_buckets(wide, 3) == set(range(22, 32))
 
 
-def _rec(met, val, steps):
-    return {"met_stop_rule": met, "validation": val, "steps": steps}
+def _rec(met, loss):
+    return {"met_stop_rule": met, "validation_loss": loss}
 
 
 def test_choose_lr_follows_its_tie_rule():
-    # more seeds meeting the stopping rule beats a higher validation score
-    assert (
-        bm.choose_lr({0.01: [_rec(True, 0.9, 100), _rec(False, 0.99, 50)], 0.003: [_rec(True, 0.8, 900)] * 2}) == 0.003
-    )
-    # then the higher mean validation score
-    assert bm.choose_lr({0.01: [_rec(True, 0.95, 100)], 0.003: [_rec(True, 0.97, 900)]}) == 0.003
-    # equal to 3 decimals: the fewer mean steps
-    assert bm.choose_lr({0.01: [_rec(True, 0.9701, 300)], 0.003: [_rec(True, 0.9704, 200)]}) == 0.003
-    assert bm.choose_lr({0.01: [_rec(True, 0.9701, 200)], 0.003: [_rec(True, 0.9704, 300)]}) == 0.01
+    # more seeds meeting the stopping rule beats a lower validation loss
+    assert bm.choose_lr({0.01: [_rec(True, 0.01), _rec(False, 0.02)], 0.003: [_rec(True, 0.2)] * 2}) == 0.003
+    # then the lower mean validation loss, however small the difference
+    assert bm.choose_lr({0.01: [_rec(True, 0.0301)], 0.003: [_rec(True, 0.0302)]}) == 0.01
+    assert bm.choose_lr({0.01: [_rec(True, 0.05), _rec(True, 0.01)], 0.003: [_rec(True, 0.029)] * 2}) == 0.003
     # a full tie: the smallest rate
-    assert bm.choose_lr({0.02: [_rec(True, 0.5, 10)], 0.01: [_rec(True, 0.5, 10)]}) == 0.01
+    assert bm.choose_lr({0.02: [_rec(True, 0.5)], 0.01: [_rec(True, 0.5)]}) == 0.01
     with pytest.raises(ValueError, match="sweep must map each learning rate"):
         bm.choose_lr({0.01: []})
+
+
+def test_validation_loss_is_the_masked_cross_entropy_of_the_validation_data():
+    config = bm.benchmark_config("recall", schemes=("alibi",), eval_seqs=8)
+    model = ex._new_model(config, "alibi", 0)
+    want = []
+    for _, b in bm.validation_batches(config, 2):
+        with torch.no_grad():
+            logp = model(b.inputs).log_softmax(-1)
+        want.append(float(-logp.gather(-1, b.targets[..., None])[..., 0][b.loss_mask].mean()))
+    assert bm.validation_loss(model, config, 2) == pytest.approx(sum(want) / len(want), rel=1e-5)
+
+
+def test_bucket_counts_count_every_causal_pair_of_the_training_inputs():
+    config = bm.benchmark_config("copy")
+    counts = bm.bucket_counts(config, 20, seed=1)
+    batches = ex.training_batches(config, 1, 20)
+    assert sum(counts) == sum(b.inputs.shape[0] * L * (L + 1) // 2 for b in batches for L in [b.inputs.shape[1]])
+    brute = [0] * config.t5_buckets
+    kw = {"num_buckets": config.t5_buckets, "max_distance": config.t5_max_distance, "bidirectional": False}
+    for b in batches:
+        L = b.inputs.shape[1]
+        for i in range(L):
+            for j in range(i + 1):
+                brute[int(t5_relative_bucket(torch.tensor([j - i]), **kw))] += b.inputs.shape[0]
+    assert counts == brute
+    for task in bm.TASKS:  # every bucket a test input uses is trained, on every task
+        config = bm.benchmark_config(task)
+        counts = bm.bucket_counts(config, 100)
+        kw = {"num_buckets": config.t5_buckets, "max_distance": config.t5_max_distance, "bidirectional": False}
+        used = set(t5_relative_bucket(-torch.arange(config.max_len), **kw).tolist())
+        assert all(counts[k] > 0 for k in used), (task, counts)
 
 
 def test_excluded_runs_are_left_out_of_every_ranking():
@@ -148,6 +208,8 @@ def test_a_run_that_cannot_meet_the_stopping_rule_is_excluded_with_its_reason(tm
         assert stored["chosen_lr"][scheme] in stored["learning_rates"]
         assert set(stored["sweep"][scheme]) == {str(lr) for lr in stored["learning_rates"]}
         assert set(stored["sweep"][scheme]["0.003"]["validation"]) == {"0"}
+        assert stored["sweep"][scheme]["0.003"]["validation_loss"]["0"] > 0.05
+        assert stored["sweep"][scheme]["0.003"]["excluded"]["0"].startswith("did not meet")
         run = stored["runs"][scheme]["0"]
         assert run["steps"] == 3 and run["met_stop_rule"] is False
         assert run["excluded"].startswith("did not meet the stopping rule in 3 steps")
@@ -155,6 +217,7 @@ def test_a_run_that_cannot_meet_the_stopping_rule_is_excluded_with_its_reason(tm
         assert len(run["curve"]) == 10 and run["curve"][:3] == [None] * 3  # n = 1..3 < 4 pairs: not scored
         assert len(run["mechanism"]["within"]["needed"]) == 2 and len(run["mechanism"]["past"]["self"][0]) == 2
     assert ex.within_and_past(stored) == ({}, {})
+    assert stored["t5_bucket_counts"] is None  # no T5 among the schemes
     assert stored["timing"]["jobs"] == 6 and stored["timing"]["suite_seconds"] > 0
     assert "excluded" in bm.suite_table(stored) and "0" in bm.suite_table(stored).splitlines()[-1]
 
@@ -167,6 +230,7 @@ def test_train_job_is_train_model_with_the_swept_rate_and_evaluate_job_tests_it(
     model, losses = ex.train_model(dataclasses.replace(config, lr=0.006), "alibi", 1)
     assert record["steps"] == len(losses) == 4 and record["lr"] == 0.006
     assert record["validation"] == round(bm.validation_score(model, config, 1), 4)
+    assert record["validation_loss"] == round(bm.validation_loss(model, config, 1), 5)
     tested = bm.evaluate_job(config, "alibi", 1, state)
     assert tested["curve"] == ex.evaluate(model, config, 1)
     assert tested["whole_curve"] == ex.evaluate(model, dataclasses.replace(config, copy_score="whole"), 1)

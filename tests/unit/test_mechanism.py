@@ -120,6 +120,25 @@ def test_needed_keys_point_at_what_each_rule_reads():
         mechanism.needed_keys("local_sum", batch(), offsets=(0,))
 
 
+def test_needed_keys_refuses_a_batch_of_another_layout():
+    """A batch that is not the task's is refused, not read as if it were:
+    a copy batch read as recall, recall read with the wrong alphabets, a copy
+    batch with its mask cut."""
+    batches = _task_batches()
+    copy, rec = batches["copy"], batches["recall"]
+    with pytest.raises(ValueError, match="not a recall batch with n_keys=32, n_values=4"):
+        mechanism.needed_keys("recall", copy)
+    with pytest.raises(ValueError, match="not a recall batch with n_keys=8, n_values=4"):
+        mechanism.needed_keys("recall", rec, n_keys=8)
+    with pytest.raises(ValueError, match="not a recall batch"):
+        mechanism.needed_keys("recall", rec, n_values=8)  # answers read as pairs
+    cut = copy._replace(loss_mask=copy.loss_mask & (torch.arange(copy.inputs.shape[1]) < 9))
+    with pytest.raises(ValueError, match="not a copy batch"):
+        mechanism.needed_keys("copy", cut)
+    with pytest.raises(ValueError, match="not a copy batch"):
+        mechanism.needed_keys("copy", rec._replace(inputs=rec.inputs[:, :11], loss_mask=rec.loss_mask[:, :11]))
+
+
 def test_a_head_that_looks_at_itself_scores_0_on_the_needed_key():
     """Attention on the query's own token is reported apart: a head that looks only
     at itself scores 0 on every task's needed key and 1 on itself; a head that

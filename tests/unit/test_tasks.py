@@ -210,3 +210,86 @@ def test_recall_uses_every_id_of_its_vocabulary_and_draws_uniformly():
     keys = (b.inputs[:, :8] // 4).flatten()
     counts = torch.bincount(keys, minlength=32).double() / len(keys)
     assert float((counts - 1 / 32).abs().max()) < 0.01  # every key equally likely
+
+
+def test_split_class_is_the_polynomial_hash_its_docstring_gives():
+    def by_the_docstring(rows, n_classes):
+        h = torch.zeros(rows.shape[0], dtype=torch.int64)
+        for token in rows.unbind(1):
+            h = (h * 1_000_003 + token + 1) % (2**31 - 1)
+        return h % n_classes
+
+    g = torch.Generator().manual_seed(3)
+    for length in (1, 3, 32, 128, 300):
+        rows = torch.randint(1000, (64, length), generator=g)
+        for n_classes in (8, 1_000_003):
+            assert torch.equal(tasks.split_class(rows, n_classes), by_the_docstring(rows, n_classes))
+
+
+def test_split_class_is_a_function_of_the_tokens_alone():
+    g = torch.Generator().manual_seed(0)
+    rows = torch.randint(10, (500, 12), generator=g)
+    classes = tasks.split_class(rows, 8)
+    assert classes.shape == (500,) and classes.dtype == torch.int64
+    assert set(classes.tolist()) == set(range(8))  # every class is used
+    assert torch.equal(tasks.split_class(rows.flip(0), 8), classes.flip(0))  # row by row
+    assert torch.equal(tasks.split_class(rows.clone(), 8), classes)
+    # about 1/8 of the rows in each class (500 rows: 62.5 expected; 4 standard deviations)
+    counts = torch.bincount(classes, minlength=8)
+    assert int(counts.min()) > 62.5 - 4 * 7.4 and int(counts.max()) < 62.5 + 4 * 7.4
+    # a change to one token moves a row
+    moved = rows.clone()
+    moved[:, 5] = (moved[:, 5] + 1) % 10
+    assert (tasks.split_class(moved, 8) != classes).float().mean() > 0.75
+
+
+def test_draw_split_keeps_the_rows_of_its_classes_in_order():
+    g = torch.Generator().manual_seed(1)
+    got = tasks.draw_split(lambda k: tasks.local_sum(k, 16, generator=g), 40, "validation", prefix=8)
+    assert got.inputs.shape == (40, 16) and got.targets.shape == got.loss_mask.shape == (40, 16)
+    assert set(tasks.split_class(got.inputs[:, :8], tasks.N_SPLIT_CLASSES).tolist()) == {1}
+    again = torch.Generator().manual_seed(1)
+    drawn = [tasks.local_sum(400, 16, generator=again) for _ in range(3)]  # draws of 1.25 * 40 * 8 rows
+    keep = tasks.split_class(torch.cat([b.inputs for b in drawn])[:, :8], tasks.N_SPLIT_CLASSES) == 1
+    for field, got_field in zip(zip(*drawn), got):
+        assert torch.equal(got_field, torch.cat(field)[keep][:40])  # the first 40 kept, as drawn
+
+    def rows(split):
+        return set(
+            map(tuple, tasks.draw_split(lambda k: tasks.local_sum(k, 3, generator=g), 200, split, prefix=3)[0].tolist())
+        )
+
+    splits = {name: rows(name) for name in ("train", "validation", "test")}
+    assert len(splits["test"]) > 50  # of the 1000 inputs of 3 digits, about 125 are test inputs
+    assert not (splits["train"] & splits["validation"]) and not (splits["train"] & splits["test"])
+    assert not (splits["validation"] & splits["test"])
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "message"),
+    [
+        (lambda: tasks.split_class(torch.zeros(3, 2), 8), TypeError, "inputs must be a 2-D integer tensor"),
+        (lambda: tasks.split_class(torch.zeros(3, dtype=torch.long), 8), TypeError, "2-D integer"),
+        (lambda: tasks.split_class(torch.zeros(3, 0, dtype=torch.long), 8), ValueError, "at least one token"),
+        (lambda: tasks.split_class(-torch.ones(3, 2, dtype=torch.long), 8), ValueError, "token ids >= 0"),
+        (lambda: tasks.split_class(torch.zeros(3, 2, dtype=torch.long), 0), ValueError, "n_classes"),
+        (
+            lambda: tasks.draw_split(lambda k: tasks.local_sum(k, 4), 4, "dev", prefix=2),
+            ValueError,
+            "split must be one of",
+        ),
+        (lambda: tasks.draw_split(lambda k: tasks.local_sum(k, 4), 4, "test", prefix=0), ValueError, "prefix"),
+    ],
+)
+def test_split_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_draw_split_stops_clearly_when_no_input_is_in_the_split():
+    zeros = torch.zeros(1, 3, dtype=torch.long)
+    cls = int(tasks.split_class(zeros, tasks.N_SPLIT_CLASSES))
+    split = next(name for name, classes in tasks.SPLIT_CLASSES.items() if cls not in classes)
+    one_input = lambda k: tasks.Batch(zeros.expand(k, 3), zeros.expand(k, 3), zeros.expand(k, 3).bool())  # noqa: E731
+    with pytest.raises(ValueError, match=f"only 0 of 4 rows fell in the {split} split after 1000 draws"):
+        tasks.draw_split(one_input, 4, split, prefix=3)
