@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -165,7 +166,8 @@ def validation_batches(config: Config, seed: int) -> list[tuple[int, Batch]]:
     ``train_len`` tokens for ``local_sum`` and ``fibonacci``; one per ``n``
     of ``min_train_len .. train_len`` for ``copy`` and ``recall``. Each
     batch comes from a generator seeded ``VAL_SEED + 100_000 seed + n``,
-    never the training's (``seed``) nor the test data's.
+    never the training's (``seed``) nor the test data's, and, with
+    ``config.split_inputs``, from the validation split.
     """
     if not isinstance(config, Config):
         raise TypeError(f"config must be a book.experiments.Config, got {type(config).__name__}")
@@ -322,7 +324,8 @@ def choose_lr(sweep: Mapping[float, Sequence[dict[str, Any]]]) -> float:
     def rank(lr: float) -> tuple[int, float, float]:
         records = sweep[lr]
         met = sum(bool(r["met_stop_rule"]) for r in records)
-        return -met, sum(r["validation_loss"] for r in records) / len(records), lr
+        loss = sum(r["validation_loss"] for r in records) / len(records)
+        return -met, loss if math.isfinite(loss) else math.inf, lr
 
     return min(sweep, key=rank)
 
@@ -345,7 +348,7 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
     validation data; runs in a worker.
 
     ``train_model`` with ``config.lr = lr``. Returns the record (steps, the
-    stopping-rule verdict, ``validation_score``, the loss curve, whether the
+    stopping-rule verdict, ``validation_score``, ``validation_loss``, the loss curve, whether the
     run is ``excluded`` and why) and the trained weights, which
     ``evaluate_job`` tests if the sweep chooses this rate.
     """
@@ -410,7 +413,9 @@ def run_task(
     (``evaluate_job``); ``runs`` holds their records in the shape
     ``book.experiments.run`` returns (so ``within_and_past``, ``by_range``
     and ``summary_table`` read it, leaving out ``excluded`` runs), ``sweep``
-    every rate's validation score, steps and stopping-rule verdict per seed.
+    every rate's validation score and loss, steps, stopping-rule verdict and
+    exclusion per seed, and ``t5_bucket_counts`` T5's ``bucket_counts`` for
+    the first seed.
     """
     workers = check_positive_int("workers", workers)
     check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))

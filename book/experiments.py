@@ -21,7 +21,8 @@ Each model trains until its mean loss over the last 30 steps
 (``--steps``), so the schemes are compared at one training-loss criterion
 (``--stop-loss none`` trains for all ``--steps``). ``--steps`` also sets the
 learning-rate schedule (``models.lr_schedule``: linear warm-up over 10%, then
-a cosine to 0), so a model that stops early stops at a high learning rate.
+a cosine to 0), so a model that stops early stops at a high learning rate,
+and changing ``--steps`` changes every run, not only the cap.
 
 Jobs run in ``--workers`` processes with one CPU thread each, so a result
 depends only on its scheme, seed and settings. A job trains every seed of
@@ -311,7 +312,7 @@ def _training_batch(config: Config, generator: torch.Generator) -> Batch:
 def held_out_batch(config: Config, seed: int, length: int | None = None) -> Batch:
     """The held-out test data of ``seed``: ``config.eval_seqs`` sequences of
     ``length`` (default ``config.test_len``), from a generator the training
-    never uses."""
+    never uses (and, with ``config.split_inputs``, from the test split)."""
     g = torch.Generator().manual_seed(EVAL_SEED + seed)
     return _batch(config, config.eval_seqs, config.test_len if length is None else length, g, "test")
 
@@ -321,7 +322,8 @@ def untrained_positions(config: Config, seed: int, steps: int) -> range:
 
     ``range(longest of the first steps training inputs, test input length)``
     (``training_batches``), empty if training reaches every test position:
-    ``range(train_len, test_len)`` for ``local_sum`` and ``fibonacci``.
+    ``range(train_len, test_len)`` for ``local_sum`` and ``fibonacci``
+    (for copy, positions count tokens, not the length ``n``).
 
     Raises:
         TypeError: if ``config`` is not a :class:`Config`.

@@ -452,12 +452,14 @@ def split_class(inputs: torch.Tensor, n_classes: int) -> torch.Tensor:
     """Each row's class, ``0 .. n_classes - 1``: a hash of its tokens modulo ``n_classes``.
 
     The hash is polynomial, ``h <- (h * 1000003 + token + 1) mod (2^31 - 1)``
-    over the row's tokens in order from ``h = 0``, so two rows with the same tokens always
-    share a class, and a change to any token moves a row to a class that is
-    as good as random. Splitting the inputs of a task by class makes
-    training, validation and test inputs disjoint by construction
-    (``draw_split``; ``book.experiments.Config.split_inputs``) while
-    each split stays a uniform draw from its part of the input space.
+    over the row's tokens in order from ``h = 0``, so two rows with the same
+    tokens always share a class. The hash is linear in the tokens: changing
+    one token by a fixed amount shifts the class by a nearly fixed step, so
+    the classes are not independent of the rows' structure, only spread
+    over them. Splitting the inputs of a task by class makes training,
+    validation and test inputs disjoint by construction (``draw_split``;
+    ``book.experiments.Config.split_inputs``); each split is the task's
+    distribution restricted to its classes.
 
     Args:
         inputs: ``(n_seqs, length)`` integer tokens, ``length >= 1``.
@@ -477,22 +479,13 @@ def split_class(inputs: torch.Tensor, n_classes: int) -> torch.Tensor:
         raise ValueError("inputs must hold at least one token per row")
     if inputs.numel() and int(inputs.min()) < 0:
         raise ValueError("inputs must be token ids >= 0")
-    # h = sum over t of (token_t + 1) * base^(length - 1 - t), mod the modulus:
-    # the loop above, in one pass (each product is below 2^62, the sum of
-    # reduced terms below 2^31 * length)
-    weights = _hash_weights(inputs.shape[1])
+    # The docstring's loop in one pass: h = sum over t of (token_t + 1) *
+    # base^(length - 1 - t), mod the modulus (each product is below 2^62, the
+    # sum of reduced terms below 2^31 * length).
+    length = inputs.shape[1]
+    weights = torch.tensor([pow(_HASH_BASE, length - 1 - t, _HASH_MODULUS) for t in range(length)])
     terms = (inputs.to(torch.int64) + 1) % _HASH_MODULUS * weights % _HASH_MODULUS
     return terms.sum(1) % _HASH_MODULUS % n_classes
-
-
-def _hash_weights(length: int) -> torch.Tensor:
-    """``base^(length - 1 - t) mod modulus`` for ``t = 0 .. length - 1``."""
-    if length not in _WEIGHTS:
-        _WEIGHTS[length] = torch.tensor([pow(_HASH_BASE, length - 1 - t, _HASH_MODULUS) for t in range(length)])
-    return _WEIGHTS[length]
-
-
-_WEIGHTS: dict[int, torch.Tensor] = {}
 
 
 def draw_split(draw: Callable[[int], Batch], n_seqs: int, split: str, *, prefix: int) -> Batch:
@@ -503,9 +496,10 @@ def draw_split(draw: Callable[[int], Batch], n_seqs: int, split: str, *, prefix:
     is expected to need for ``n_seqs``), keeps the rows whose
     ``split_class(inputs[:, :prefix], N_SPLIT_CLASSES)`` is one of
     ``SPLIT_CLASSES[split]``, and returns the first ``n_seqs`` kept, in the
-    order drawn. The class of a row depends on its tokens alone, so rows of
-    two splits are never equal, and neither are their first ``prefix``
-    tokens: held out by construction, whatever the generators.
+    order drawn. A row shorter than ``prefix`` is hashed whole. The class of
+    a row depends on its tokens alone, so rows of two splits are never
+    equal, and neither are their first ``prefix`` tokens: held out by
+    construction, whatever the generators.
 
     Raises:
         ValueError: for an unknown ``split``, a ``prefix`` below 1, or fewer
@@ -521,15 +515,16 @@ def draw_split(draw: Callable[[int], Batch], n_seqs: int, split: str, *, prefix:
     # draws of about 1.25 times the rows expected to be needed, so that one is usually enough
     size = -(-n_seqs * N_SPLIT_CLASSES * 5 // (4 * len(SPLIT_CLASSES[split])))
     kept: list[Batch] = []
-    have = 0
+    have, length = 0, None
     for _ in range(MAX_DRAWS):
         batch = draw(size)
+        length = batch.inputs.shape[1]
         keep = wanted[split_class(batch.inputs[:, :prefix], N_SPLIT_CLASSES)]
         kept.append(Batch(*(t[keep] for t in batch)))
         have += int(keep.sum())
         if have >= n_seqs:
             return Batch(*(torch.cat(parts)[:n_seqs] for parts in zip(*kept)))
     raise ValueError(
-        f"only {have} of {n_seqs} rows fell in the {split} split after {MAX_DRAWS} draws: "
-        "the input space is too small for it"
+        f"only {have} of {n_seqs} rows of {length} tokens fell in the {split} split (classes of their first "
+        f"{prefix} tokens) after {MAX_DRAWS} draws: the input space is too small for it"
     )

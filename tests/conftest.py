@@ -24,7 +24,7 @@ matplotlib.use("Agg")
 # busy, and a process with two OpenMP threads then spins against them: a test
 # of least-squares fits took twice the CPU time with two threads as with one.
 # The chapters already compute with one thread (``book.setup``).
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ["OMP_NUM_THREADS"] = "1"
 
 pytest_plugins = ["tests.plugins.background_jobs"]
 

@@ -37,6 +37,21 @@ def test_split_inputs_hold_out_by_construction_where_chance_would_not():
     assert bm.shared_inputs(val_unsplit, ex.training_batches(unsplit, 0, 50))
 
 
+def test_leak_check_fails_when_the_split_hashes_whole_rows_instead_of_their_prefix(monkeypatch):
+    """local_sum at 3 tokens (1000 inputs), tested at 6: a test input counts as
+    seen if its first 3 tokens were a training input, so the split must hash
+    that prefix. Hashing the whole test row instead leaks."""
+    config = ex.Config(task="local_sum", train_len=3, test_len=6, eval_seqs=64, split_inputs=True)
+    assert bm.leaked_inputs(config, 0, 50) == set()
+    from book import tasks
+
+    def whole_rows(draw, n_seqs, split, *, prefix):
+        return tasks.draw_split(draw, n_seqs, split, prefix=10**6)  # longer than every row: each is hashed whole
+
+    monkeypatch.setattr(ex, "draw_split", whole_rows)
+    assert len(bm.leaked_inputs(config, 0, 50)) > 0
+
+
 def test_leak_check_fails_when_the_split_gives_the_test_data_a_training_class(monkeypatch):
     """The sabotage: test inputs drawn from a class the training also draws from."""
     from book import tasks
@@ -89,8 +104,6 @@ def test_no_test_or_validation_input_is_a_training_input(task, seed):
     assert bm.shared_inputs(val_batches, train) == set()
     assert bm.shared_inputs(val_batches, test) == set() == bm.shared_inputs(test, val_batches)
     assert bm.shared_inputs(val_batches, val_batches)  # the comparison itself finds what is shared
-    if seed == 0:
-        assert bm.leaked_inputs(config, seed, config.steps) == set()
 
 
 def test_shared_inputs_compares_whole_rows_or_cuts_longer_ones():
@@ -299,3 +312,8 @@ def test_bad_input_to_the_held_out_check_and_the_runner_names_the_parameter():
         bm.shared_inputs([], [])
     with pytest.raises(ValueError, match="start_method must be one of"):
         bm.run_task(bm.benchmark_config("local_sum", steps=1), learning_rates=(0.01,), start_method="bogus")
+
+
+def test_config_refuses_a_split_setting_that_is_not_a_bool():
+    with pytest.raises(TypeError, match="split_inputs must be True or False"):
+        ex.Config(split_inputs="yes")

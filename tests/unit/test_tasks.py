@@ -291,5 +291,8 @@ def test_draw_split_stops_clearly_when_no_input_is_in_the_split():
     cls = int(tasks.split_class(zeros, tasks.N_SPLIT_CLASSES))
     split = next(name for name, classes in tasks.SPLIT_CLASSES.items() if cls not in classes)
     one_input = lambda k: tasks.Batch(zeros.expand(k, 3), zeros.expand(k, 3), zeros.expand(k, 3).bool())  # noqa: E731
-    with pytest.raises(ValueError, match=f"only 0 of 4 rows fell in the {split} split after 1000 draws"):
+    with pytest.raises(
+        ValueError,
+        match=f"only 0 of 4 rows of 3 tokens fell in the {split} split .classes of their first 3 tokens. after 1000 draws",
+    ):
         tasks.draw_split(one_input, 4, split, prefix=3)
