@@ -443,6 +443,7 @@ _HASH_BASE, _HASH_MODULUS = 1_000_003, 2_147_483_647
 #: task's inputs draws from when they are split (``book.experiments.Config.split_inputs``):
 #: 1/8 of the input space for test inputs, 1/8 for validation, 3/4 for training.
 SPLIT_CLASSES = {"test": (0,), "validation": (1,), "train": (2, 3, 4, 5, 6, 7)}
+#: How many hash classes ``split_class`` sorts an input into for the splits.
 N_SPLIT_CLASSES = 8
 #: How many times ``draw_split`` draws before it gives up.
 MAX_DRAWS = 1000
