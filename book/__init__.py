@@ -5,9 +5,9 @@ sinusoidal, RoPE, ALiBi, T5 buckets, learned), ``scaling`` (RoPE scaling
 rules for long contexts), ``attention`` (written-out attention,
 permutations), ``demos`` (small seeded models the chapters take apart),
 ``tasks`` (synthetic data), ``models`` (a tiny Transformer with a choice of
-position scheme, and its training loop), ``ensemble`` (the seeds of one
-scheme trained together), ``experiments`` (chapter 8's experiment and its
-command line), ``mechanism`` (attention on offsets, head ablation),
+position scheme, and its training loop), ``experiments`` (chapter 8's
+experiment and its command line), ``benchmark`` (its three-task suite),
+``mechanism`` (attention on offsets, head ablation),
 ``plots`` (one look for all figures), ``widgets`` (explorers for a running
 kernel), ``exercises`` (exercise self-checks), ``numerics`` (RoPE precision and
 timing, chapter 10) and ``classroom`` (student

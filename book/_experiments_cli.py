@@ -96,12 +96,6 @@ def parser() -> argparse.ArgumentParser:
         help="print the wall time of the run, seconds per scheme and steps per second",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--separate",
-        action="store_true",
-        help="train every seed alone instead of the seeds of a scheme together (same results up to "
-        "rounding, slower; the benchmark's baseline)",
-    )
     return p
 
 

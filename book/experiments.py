@@ -24,12 +24,10 @@ learning-rate schedule (``models.lr_schedule``: linear warm-up over 10%, then
 a cosine to 0), so a model that stops early stops at a high learning rate,
 and changing ``--steps`` changes every run, not only the cap.
 
-Jobs run in ``--workers`` processes with one CPU thread each, so a result
-depends only on its scheme, seed and settings. A job trains every seed of
-one scheme together, as one batched ensemble (``book.ensemble``: the same
-computation as training each seed alone, up to float rounding); copy and
-recall, whose length changes from batch to batch, train their seeds one
-after another. Results are written as JSON (no pickle).
+Every (scheme, seed) is a job of its own: one ``TinyTransformer``, trained
+alone (``train_model``) and tested (``evaluate``). Jobs run in
+``--workers`` processes with one CPU thread each, so a result depends only
+on its scheme, seed and settings. Results are written as JSON (no pickle).
 """
 
 from __future__ import annotations
@@ -50,7 +48,6 @@ import torch
 
 from . import __version__
 from ._validate import check_choice, check_nonneg_int, check_positive_int, check_positive_real
-from .ensemble import train_together
 from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, stop_rule_met, train, window_mean
 from .tasks import Batch, copy_task, draw_split, fibonacci_mod, local_sum, recall, vocab_size
 
@@ -59,7 +56,6 @@ __all__ = [
     "DEFAULT_SCHEMES",
     "Config",
     "train_model",
-    "train_models",
     "held_out_batch",
     "held_out_batches",
     "score",
@@ -388,31 +384,6 @@ def held_out_batches(config: Config, seed: int) -> list[tuple[int, Batch]]:
     return [(n, held_out_batch(config, seed + 1000 * n, n)) for n in range(config.min_train_len, config.test_len + 1)]
 
 
-def train_models(config: Config, scheme: str, seeds: Sequence[int]) -> list[tuple[TinyTransformer, list[float]]]:
-    """``train_model`` for several seeds of one scheme, trained together.
-
-    For the fixed-length tasks the seeds train as one ensemble
-    (``book.ensemble.train_together``), which equals training each with
-    ``train_model`` up to float rounding; copy and recall train them one by one,
-    and a single seed trains alone (``train_model``).
-    """
-    if config.task in ("copy", "recall") or len(seeds) == 1:
-        return [train_model(config, scheme, seed) for seed in seeds]
-    if scheme not in config.schemes:
-        raise ValueError(f"scheme must be one of the config's schemes {list(config.schemes)}, got {scheme!r}")
-    members = [_new_model(config, scheme, seed) for seed in seeds]
-    losses = train_together(
-        members,
-        lambda g: _training_batch(config, g),
-        steps=config.steps,
-        lr=config.lr,
-        seeds=seeds,
-        stop_loss=config.stop_loss,
-        stop_window=config.stop_window,
-    )
-    return list(zip(members, losses))
-
-
 #: Steps per point of a stored loss curve (each point is the mean over its steps).
 LOSS_EVERY = 10
 
@@ -422,34 +393,27 @@ def _loss_curve(losses: Sequence[float]) -> list[float]:
     return [round(sum(b) / len(b), 4) for b in (losses[i : i + LOSS_EVERY] for i in range(0, len(losses), LOSS_EVERY))]
 
 
-def _job(config: Config, scheme: str, seeds: Sequence[int]) -> list[dict[str, Any]]:
-    """Train and evaluate every seed of one scheme; runs in a worker process.
-    ``train_seconds`` is the job's training time shared equally by its seeds."""
+def _job(config: Config, scheme: str, seed: int) -> dict[str, Any]:
+    """Train and evaluate one (scheme, seed); runs in a worker process."""
     torch.set_num_threads(1)
     start = time.perf_counter()
-    trained = train_models(config, scheme, seeds)
-    share = (time.perf_counter() - start) / len(seeds)
-    out = []
-    for seed, (model, losses) in zip(seeds, trained):
-        t = time.perf_counter()
-        out.append(
-            {
-                "scheme": scheme,
-                "seed": seed,
-                "curve": evaluate(model, config, seed),
-                "steps": len(losses),
-                "final_loss": round(window_mean(losses, 20), 4),
-                # unrounded: the stopping rule compares it with stop_loss, and rounding could cross it
-                "window_loss": window_mean(losses, config.stop_window),
-                "met_stop_rule": None
-                if config.stop_loss is None
-                else stop_rule_met(losses, config.stop_loss, config.stop_window),
-                "loss_curve": _loss_curve(losses),
-                "train_seconds": round(share, 2),
-                "eval_seconds": round(time.perf_counter() - t, 2),
-            }
-        )
-    return out
+    model, losses = train_model(config, scheme, seed)
+    trained = time.perf_counter()
+    return {
+        "scheme": scheme,
+        "seed": seed,
+        "curve": evaluate(model, config, seed),
+        "steps": len(losses),
+        "final_loss": round(window_mean(losses, 20), 4),
+        # unrounded: the stopping rule compares it with stop_loss, and rounding could cross it
+        "window_loss": window_mean(losses, config.stop_window),
+        "met_stop_rule": None
+        if config.stop_loss is None
+        else stop_rule_met(losses, config.stop_loss, config.stop_window),
+        "loss_curve": _loss_curve(losses),
+        "train_seconds": round(trained - start, 2),
+        "eval_seconds": round(time.perf_counter() - trained, 2),
+    }
 
 
 def run(
@@ -458,43 +422,36 @@ def run(
     workers: int = 2,
     progress: bool = True,
     start_method: str = "spawn",
-    together: bool = True,
 ) -> dict[str, Any]:
     """Run every (scheme, seed) job and return the results as a JSON-ready dict.
 
-    ``curve`` is accuracy by position (``fibonacci``, ``local_sum``; ``None``
-    where nothing is scored) or the fraction of whole copies right by ``n``
-    (``copy``). With ``together=True`` (the default) one job trains every seed
-    of a scheme as one ensemble (``train_models``); with ``together=False``
-    each (scheme, seed) is a job of its own, trained alone (``train_model``):
-    the same results up to float rounding, more slowly (the benchmark's
-    baseline).
-    With ``workers > 1`` the jobs run in worker processes started with
-    ``start_method``: ``"spawn"`` (safe anywhere, e.g. in a notebook) or
-    ``"fork"`` (Linux; the command line uses it, since forked workers start
-    without importing torch again).
+    Each job trains one model alone (``train_model``) and tests it
+    (``evaluate``): ``curve`` is accuracy by position (``fibonacci``,
+    ``local_sum``; ``None`` where nothing is scored), the fraction of whole
+    copies right by ``n`` (``copy``) or of queries answered by ``n``
+    (``recall``). With ``workers > 1`` the jobs run in worker processes
+    started with ``start_method``: ``"spawn"`` (safe anywhere, e.g. in a
+    notebook) or ``"fork"`` (Linux; the command line uses it, since forked
+    workers start without importing torch again).
     """
     workers = check_positive_int("workers", workers)
     if start_method not in ("spawn", "fork", "forkserver"):
         raise ValueError(f"start_method must be 'spawn', 'fork' or 'forkserver', got {start_method!r}")
-    if not isinstance(together, bool):
-        raise TypeError(f"together must be True or False, got {together!r}")
-    if together:
-        jobs = [(scheme, config.seeds) for scheme in config.schemes]
-    else:
-        jobs = [(scheme, (seed,)) for scheme in config.schemes for seed in config.seeds]
+    # the slowest schemes first, so that the workers finish together
+    order = sorted(config.schemes, key=lambda s: s not in ("none", "rope_nope", "alibi"))
+    jobs = [(scheme, seed) for scheme in order for seed in config.seeds]
     start = time.perf_counter()
     if workers == 1:
-        done = _iterate((_job(config, s, seeds) for s, seeds in jobs), len(jobs), progress)
+        done = _iterate((_job(config, *job) for job in jobs), len(jobs), progress)
     else:
         if start_method == "fork":
             import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method)) as pool:
-            futures = [pool.submit(_job, config, s, seeds) for s, seeds in jobs]
+            futures = [pool.submit(_job, config, *job) for job in jobs]
             done = _iterate((f.result() for f in futures), len(jobs), progress)
     wall = time.perf_counter() - start
     runs: dict[str, dict[str, Any]] = {s: {} for s in config.schemes}
-    for r in (record for job in done for record in job):
+    for r in sorted(done, key=lambda r: config.seeds.index(r["seed"])):
         runs[r["scheme"]][str(r["seed"])] = {k: v for k, v in r.items() if k not in ("scheme", "seed")}
     return {
         "book_version": __version__,
@@ -504,7 +461,7 @@ def run(
     }
 
 
-def _iterate(results: Iterable[list[dict[str, Any]]], total: int, progress: bool) -> list[list[dict[str, Any]]]:
+def _iterate(results: Iterable[dict[str, Any]], total: int, progress: bool) -> list[dict[str, Any]]:
     """The jobs' records, in order, behind a progress bar if ``progress``."""
     if progress:
         from tqdm.auto import tqdm
@@ -653,9 +610,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TypeError, ValueError) as err:
         parser().error(str(err))
     start_method = "fork" if sys.platform == "linux" else "spawn"
-    results = run(
-        config, workers=args.workers, progress=not args.quiet, start_method=start_method, together=not args.separate
-    )
+    results = run(config, workers=args.workers, progress=not args.quiet, start_method=start_method)
     print(summary_table(results))
     if args.benchmark:
         print(benchmark_report(results))

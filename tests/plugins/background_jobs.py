@@ -103,7 +103,7 @@ JOBS = {
         "--rounds",
         "1",
         "--baseline",
-        "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --separate --workers 1",
+        "--schemes none rope --seeds 0 1 --steps 2 --train-len 4 --test-len 5 --workers 1",
         "--",
         "--schemes",
         "none",

@@ -199,7 +199,7 @@ def test_chapter_usage_detection():
     # A module every chapter imports, one that only chapter 1 imports, and one none imports.
     assert len(chapters_using("plots")) >= 10
     assert chapters_using("demos") == {"notebooks/01_order_blind"}
-    assert chapters_using("ensemble") == set()
+    assert chapters_using("editions") == set()
     code = "%pip install x\nfrom book import (\n    encodings,\n    plots as p,\n)\nimport book.tasks\nfrom book.models import train\n"
     assert imported_book_modules(code) == {"encodings", "plots", "tasks", "models"}
 
@@ -347,7 +347,7 @@ def test_every_chapter_links_library_names_to_the_reference():
     import json
 
     plain = re.compile(
-        r"(?<![<}`])`(?:book\.)?(encodings|scaling|attention|tasks|models|ensemble|experiments|"
+        r"(?<![<}`])`(?:book\.)?(encodings|scaling|attention|tasks|models|experiments|"
         r"plots|widgets|exercises|demos|classroom|mechanism)\.([A-Za-z_]\w*)(?:\(\))?`"
     )
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):

@@ -63,7 +63,7 @@ def test_experiment_speed_baseline_is_the_config_stored_in_fibonacci_json():
     spec = importlib.util.spec_from_file_location("experiment_speed", ROOT / "benchmarks" / "experiment_speed.py")
     speed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(speed)
-    args = experiments_cli.parser().parse_args([a for a in speed.BASELINE if a != "--separate"])
+    args = experiments_cli.parser().parse_args(speed.BASELINE)
     config = experiments_cli.config_from_args(args)
     stored = json.loads((ROOT / "book" / "results" / "fibonacci.json").read_text())
     assert config.stop_loss is None and config == experiments.Config.from_results(stored)

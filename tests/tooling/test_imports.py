@@ -26,7 +26,6 @@ LIGHT = [
     "book.attention",
     "book.scaling",
     "book.experiments",
-    "book.ensemble",
     "book.mechanism",
     "book.exercises",
 ]

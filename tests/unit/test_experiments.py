@@ -74,18 +74,6 @@ def test_local_sum_and_t5_run_end_to_end():
     assert cfg.vocab_size == 10 and cfg.max_len == 12
 
 
-def test_seeds_trained_together_match_seeds_trained_alone():
-    cfg = ex.Config(
-        task="local_sum", schemes=("alibi",), seeds=(0, 1), steps=40, train_len=8, test_len=12, eval_seqs=64
-    )
-    together = ex.train_models(cfg, "alibi", cfg.seeds)
-    for seed, (model, losses) in zip(cfg.seeds, together):
-        alone, alone_losses = ex.train_model(cfg, "alibi", seed)
-        assert max(abs(a - b) for a, b in zip(losses, alone_losses)) < 1e-4
-        curves = ex.evaluate(model, cfg, seed), ex.evaluate(alone, cfg, seed)
-        assert max(abs(a - b) for a, b in zip(*curves) if a is not None) <= 0.02
-
-
 def test_learned_model_covers_the_test_length():
     model, _ = ex.train_model(TINY, "learned", 0)
     assert model.max_len == TINY.test_len
@@ -368,14 +356,17 @@ def test_results_keep_a_loss_curve_per_seed():
     assert run["final_loss"] > 0
 
 
-def test_separate_jobs_are_the_single_model_path():
-    cfg = ex.Config(task="local_sum", schemes=("rope",), seeds=(0, 1), steps=15, train_len=6, test_len=8, eval_seqs=16)
-    apart = ex.run(cfg, workers=1, progress=False, together=False)["runs"]["rope"]
-    for seed in cfg.seeds:
-        model, _ = ex.train_model(cfg, "rope", seed)
-        assert apart[str(seed)]["curve"] == ex.evaluate(model, cfg, seed)  # exactly train_model's
-    with pytest.raises(TypeError, match="together must be True or False"):
-        ex.run(cfg, together="yes")
+def test_every_job_is_the_single_model_path():
+    cfg = ex.Config(
+        task="local_sum", schemes=("none", "rope"), seeds=(1, 0), steps=15, train_len=6, test_len=8, eval_seqs=16
+    )
+    runs = ex.run(cfg, workers=1, progress=False)["runs"]
+    assert list(runs) == ["none", "rope"] and all(list(r) == ["1", "0"] for r in runs.values())  # config order
+    for scheme in cfg.schemes:
+        for seed in cfg.seeds:
+            model, losses = ex.train_model(cfg, scheme, seed)
+            assert runs[scheme][str(seed)]["curve"] == ex.evaluate(model, cfg, seed)  # exactly train_model's
+            assert runs[scheme][str(seed)]["steps"] == len(losses)
 
 
 @pytest.mark.parametrize("task", ["local_sum", "fibonacci", "copy"])
