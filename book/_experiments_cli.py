@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from .experiments import TASKS, Config
@@ -37,6 +38,14 @@ def parser() -> argparse.ArgumentParser:
         "3-value learning-rate sweep) for local_sum, recall and copy, or for --task only, and write "
         "book/results/benchmark_<task>.json (or into the folder --output); only --task, --workers, "
         "--output and --quiet apply",
+    )
+    p.add_argument(
+        "--anneal",
+        choices=SCHEMES,
+        metavar="SCHEME",
+        help="with --suite and one --task: train SCHEME's 5 seeds to the step cap, with no early stopping, "
+        "at the learning rate the committed sweep chose, and write book/results/annealed_<task>_<scheme>.json "
+        "with the weights (chapter 9 reads local_sum's rope)",
     )
     p.add_argument(
         "--offsets",
@@ -141,6 +150,23 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
         parser().error(f"--suite runs the tasks {', '.join(benchmark.TASKS)}, not --task {args.task}")
     tasks = benchmark.TASKS if args.task is None else (args.task,)
     start_method = "fork" if sys.platform == "linux" else "spawn"
+    if args.anneal is not None:
+        if args.task is None:
+            parser().error("--anneal needs one --task")
+        results = benchmark.run_annealed(
+            args.task, args.anneal, workers=args.workers, progress=not args.quiet, start_method=start_method
+        )
+        name = f"annealed_{args.task}_{args.anneal}.json"
+        path = (args.output or Path(benchmark.__file__).parent / "results") / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        for seed, r in results["runs"].items():
+            print(
+                f"seed {seed}: {r['steps']} steps, final loss {r['final_loss']:.2g}, "
+                f"validation {r['validation']:.2%}, rule first met at step {r['first_stop_step']}"
+            )
+        print(f"results written to {path} ({results['timing']['wall_seconds']:.1f} s)")
+        return 0
     out = benchmark.run_suite(
         tasks, folder=args.output, workers=args.workers, progress=not args.quiet, start_method=start_method
     )

@@ -25,6 +25,7 @@ three values by the validation loss within the training length
 
     python -m book.experiments --suite                  # 3 tasks: book/results/benchmark_<task>.json
     python -m book.experiments --suite --task recall    # one task
+    python -m book.experiments --suite --task local_sum --anneal rope   # chapter 9's models
 
 Training, validation and test inputs come from disjoint hash classes of the
 input space (``Config.split_inputs``). The held-out checks: ``leaked_inputs``
@@ -64,6 +65,7 @@ from .experiments import (
 )
 from .mechanism import attention_on_needed, needed_keys
 from .models import SCHEMES, TinyTransformer, stop_rule_met, window_mean
+from .results import state_from_json, state_to_json
 from .tasks import Batch
 
 T = TypeVar("T")
@@ -89,6 +91,9 @@ __all__ = [
     "run_suite",
     "results_path",
     "suite_table",
+    "annealed_config",
+    "run_annealed",
+    "annealed_models",
 ]
 
 #: The benchmark's tasks, in the order the suite runs them.
@@ -583,3 +588,110 @@ def _fmt(values: Sequence[float]) -> str:
         return "-"
     mean = sum(values) / len(values)
     return f"{mean:.1%} [{min(values):.0%}-{max(values):.0%}]"
+
+
+def annealed_config(task: str, scheme: str, lr: float) -> Config:
+    """``benchmark_config(task)`` for ``scheme`` alone at learning rate ``lr``,
+    with no early stopping (``stop_loss=None``): every model takes all the
+    cap's ``steps``, so its learning rate ends at 0, the end of the cosine of
+    ``book.models.lr_schedule``. The benchmark's own models stop as soon as
+    they meet the stopping rule, while the rate is still high.
+
+    Raises:
+        ValueError: for a task that is not one of ``TASKS``, a scheme that
+            is not one of ``book.models.SCHEMES``, or ``lr`` not positive.
+    """
+    scheme = check_choice("scheme", scheme, SCHEMES)
+    return benchmark_config(task, schemes=(scheme,), lr=lr, stop_loss=None)
+
+
+def _anneal_job(config: Config, scheme: str, seed: int, rule: float) -> dict[str, Any]:
+    """Train one seed of ``annealed_config``'s scheme to the cap; runs in a
+    worker. ``rule`` is the benchmark's ``stop_loss``, to record when it first held."""
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    model, losses = train_model(config, scheme, seed)
+    trained = time.perf_counter()
+    return {
+        "seed": seed,
+        "steps": len(losses),
+        "final_loss": window_mean(losses, config.stop_window),
+        "first_stop_step": next(
+            (n for n in range(1, len(losses) + 1) if stop_rule_met(losses[:n], rule, config.stop_window)), None
+        ),
+        "validation": round(validation_score(model, config, seed), 4),
+        "loss_curve": _loss_curve(losses),
+        "train_seconds": round(trained - start, 2),
+        "eval_seconds": round(time.perf_counter() - trained, 2),
+        "state": state_to_json(model.state_dict()),
+    }
+
+
+def run_annealed(
+    task: str = "local_sum",
+    scheme: str = "rope",
+    *,
+    lr: float | None = None,
+    workers: int = 2,
+    progress: bool = True,
+    start_method: str = "spawn",
+    **changes: Any,
+) -> dict[str, Any]:
+    """Train ``scheme``'s seeds of ``task`` to the cap (``annealed_config``)
+    and return them as a JSON-ready dict, weights included.
+
+    ``lr`` defaults to the rate the committed sweep chose for the scheme
+    (``book/results/benchmark_<task>.json``'s ``chosen_lr``); ``changes``
+    go to the config (for tests). Each seed is a job of its own in
+    ``workers`` processes. ``runs`` holds per seed the steps, the mean loss
+    of the last ``stop_window`` steps, the first step at which the
+    benchmark's stopping rule held (``first_stop_step``), the validation
+    score, the loss curve and the weights (``book.results.state_to_json``);
+    ``annealed_models`` rebuilds the models.
+    """
+    from .results import load
+
+    workers = check_positive_int("workers", workers)
+    check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
+    task, scheme = check_choice("task", task, TASKS), check_choice("scheme", scheme, SCHEMES)
+    if lr is None:
+        lr = float(load(f"benchmark_{task}")["chosen_lr"][scheme])
+    config = annealed_config(task, scheme, lr)
+    if changes:
+        config = dataclasses.replace(config, **changes)
+    rule = benchmark_config(task).stop_loss
+    assert rule is not None  # the benchmark always stops by its rule
+    start = time.perf_counter()
+    if workers == 1:
+        done = _collect((_anneal_job(config, scheme, seed, rule) for seed in config.seeds), len(config.seeds), progress)
+    else:
+        if start_method == "fork":
+            import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method)) as pool:
+            futures = [pool.submit(_anneal_job, config, scheme, seed, rule) for seed in config.seeds]
+            done = _collect((f.result() for f in futures), len(futures), progress)
+    return {
+        "book_version": __version__,
+        "annealed": True,
+        "scheme": scheme,
+        "config": dataclasses.asdict(config),
+        "runs": {str(r["seed"]): {k: v for k, v in r.items() if k != "seed"} for r in done},
+        "timing": {"wall_seconds": round(time.perf_counter() - start, 2), "workers": workers, "machine": _machine()},
+    }
+
+
+def annealed_models(results: Mapping[str, Any]) -> dict[int, TinyTransformer]:
+    """The trained models of a ``run_annealed`` results dict, by seed, in eval mode.
+
+    Raises:
+        TypeError: if ``results`` is not ``run_annealed``'s dict.
+    """
+    if not isinstance(results, Mapping) or not results.get("annealed") or "runs" not in results:
+        raise TypeError("results must be the dict that benchmark.run_annealed returns")
+    config = Config.from_results(dict(results))
+    out = {}
+    for seed, record in results["runs"].items():
+        model = _new_model(config, results["scheme"], int(seed))
+        model.load_state_dict(state_from_json(record["state"]))
+        out[int(seed)] = model.eval()
+    return out

@@ -1,8 +1,9 @@
 """The book's committed results, shipped with the package.
 
 Chapter 8 reads the experiments that ``python -m book.experiments`` wrote
-(``benchmark_<task>``: the three-task benchmark of ``--suite``),
-and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
+(``benchmark_<task>``: the three-task benchmark of ``--suite``), chapter 9
+the weights of the benchmark's RoPE models trained to the cap
+(``annealed_local_sum_rope``, written by :func:`state_to_json`), and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
 wrote. They live in this package (``book/results/*.json``), so a chapter
 run from any folder, or opened alone in Colab with the book installed from
 a wheel, finds them through :func:`load`. A file that is missing is never
@@ -16,7 +17,7 @@ import json
 from importlib import resources
 from typing import Any
 
-__all__ = ["COMMANDS", "names", "load"]
+__all__ = ["COMMANDS", "names", "load", "state_to_json", "state_from_json"]
 
 _EXPERIMENT = "python -m book.experiments"
 
@@ -38,6 +39,8 @@ COMMANDS: dict[str, str] = {
     "benchmark_local_sum": f"{_EXPERIMENT} --suite --task local_sum",
     "benchmark_recall": f"{_EXPERIMENT} --suite --task recall",
     "benchmark_copy": f"{_EXPERIMENT} --suite --task copy",
+    # chapter 9's RoPE models: the benchmark's local_sum RoPE, trained to the cap (book.benchmark.run_annealed)
+    "annealed_local_sum_rope": f"{_EXPERIMENT} --suite --task local_sum --anneal rope",
 }
 
 
@@ -75,3 +78,44 @@ def load(name: str) -> dict[str, Any]:
             f"Make it from the repository root with:\n    {COMMANDS[name]}"
         )
     return json.loads(file.read_text(encoding="utf-8"))
+
+
+def state_to_json(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A model's ``state_dict`` as JSON-ready data, exactly: per tensor its
+    ``shape`` and its float32 values as little-endian bytes in base64.
+
+    Raises:
+        TypeError: if a value is not a float32 tensor.
+    """
+    import base64
+
+    import torch
+
+    out = {}
+    for name, tensor in state.items():
+        if not isinstance(tensor, torch.Tensor) or tensor.dtype != torch.float32:
+            raise TypeError(f"state[{name!r}] must be a float32 tensor, got {getattr(tensor, 'dtype', type(tensor))}")
+        data = tensor.detach().contiguous().cpu().numpy().astype("<f4").tobytes()
+        out[name] = {"shape": list(tensor.shape), "float32_base64": base64.b64encode(data).decode("ascii")}
+    return out
+
+
+def state_from_json(data: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The ``state_dict`` that :func:`state_to_json` wrote, bit for bit.
+
+    Raises:
+        ValueError: if an entry's bytes do not fill its shape.
+    """
+    import base64
+
+    import numpy as np
+    import torch
+
+    out = {}
+    for name, entry in data.items():
+        values = np.frombuffer(base64.b64decode(entry["float32_base64"]), dtype="<f4")
+        shape = tuple(entry["shape"])
+        if values.size != int(np.prod(shape, dtype=np.int64)):
+            raise ValueError(f"{name}: {values.size} values do not fill the shape {shape}")
+        out[name] = torch.from_numpy(values.astype(np.float32).reshape(shape))
+    return out

@@ -70,3 +70,63 @@ def test_each_benchmark_file_comes_from_its_suite_command_and_config(task):
         assert sorted(per_seed) == [str(s) for s in config.seeds]
         assert all(r["lr"] == stored["chosen_lr"][scheme] for r in per_seed.values())
         assert all((r["excluded"] is None) == r["met_stop_rule"] for r in per_seed.values())
+
+
+def test_a_state_dict_goes_to_json_and_back_bit_for_bit():
+    import json
+
+    import torch
+
+    state = {"w": torch.randn(3, 4, generator=torch.Generator().manual_seed(0)), "b": torch.tensor([1e-30, -0.0, 7.5])}
+    back = results.state_from_json(json.loads(json.dumps(results.state_to_json(state))))
+    assert list(back) == ["w", "b"]
+    for name, tensor in state.items():
+        assert back[name].dtype == torch.float32 and back[name].shape == tensor.shape
+        assert torch.equal(back[name].view(torch.int32), tensor.view(torch.int32))  # the same bits
+    with pytest.raises(TypeError, match=r"state\['i'\] must be a float32 tensor"):
+        results.state_to_json({"i": torch.arange(3)})
+    bad = results.state_to_json({"w": torch.zeros(2, 2)})
+    bad["w"]["shape"] = [2, 3]
+    with pytest.raises(ValueError, match=r"4 values do not fill the shape \(2, 3\)"):
+        results.state_from_json(bad)
+
+
+def test_the_annealed_models_come_from_their_command_and_config(monkeypatch):
+    """Chapter 9's models: the benchmark's local_sum RoPE config at the rate its
+    sweep chose, trained for every step of the cap; the stored weights give the
+    stored validation scores, and retraining seed 0 repeats its stored loss curve."""
+    from book import benchmark, models
+
+    words = shlex.split(results.COMMANDS["annealed_local_sum_rope"])
+    args = experiments_cli.parser().parse_args(words[3:])
+    assert args.suite and args.task == "local_sum" and args.anneal == "rope" and args.output is None
+    stored = results.load("annealed_local_sum_rope")
+    lr = results.load("benchmark_local_sum")["chosen_lr"]["rope"]
+    config = benchmark.annealed_config("local_sum", "rope", lr)
+    assert experiments.Config.from_results(stored) == config and config.stop_loss is None
+    assert sorted(stored["runs"]) == [str(s) for s in config.seeds]
+    assert models.lr_schedule(config.steps, lr)(config.steps) == 0.0  # the rate ends at 0
+    for seed, model in benchmark.annealed_models(stored).items():
+        record = stored["runs"][str(seed)]
+        assert record["steps"] == config.steps  # every step of the cap
+        assert record["validation"] == round(benchmark.validation_score(model, config, seed), 4)
+    # the first 200 steps of seed 0 again: the loss of each step, as train sees it
+    seen: list[float] = []
+    real = models.F.cross_entropy
+
+    def recorded(*a, **k):
+        loss = real(*a, **k)
+        seen.append(float(loss))
+        return loss
+
+    def stop(step, _model):
+        if step == 200:
+            raise KeyboardInterrupt  # leaves train; nothing else raises it here
+
+    monkeypatch.setattr(models.F, "cross_entropy", recorded)
+    model = experiments._new_model(config, "rope", 0)
+    with pytest.raises(KeyboardInterrupt):
+        models.train(model, lambda g: experiments._training_batch(config, g), steps=config.steps, lr=lr, callback=stop)
+    assert len(seen) == 200
+    again, kept = experiments._loss_curve(seen), stored["runs"]["0"]["loss_curve"][:20]
+    assert max(abs(a - b) for a, b in zip(again, kept)) < 2e-3
