@@ -31,8 +31,9 @@ Training, validation and test inputs come from disjoint hash classes of the
 input space (``Config.split_inputs``). The held-out checks: ``leaked_inputs``
 (test inputs seen in training), ``shared_inputs`` (validation data against
 training and test data), ``untrained_buckets`` (T5 buckets used at test time
-that training never reaches) and ``bucket_counts`` (how often training
-reaches each bucket).
+that training never reaches), ``buckets_in_use`` (the buckets an input's
+distances fall in) and ``bucket_counts`` (how often training reaches each
+bucket).
 """
 
 from __future__ import annotations
@@ -54,13 +55,14 @@ from .encodings import t5_relative_bucket
 from .experiments import (
     Config,
     _batch,
+    _iterate,
     _loss_curve,
     _machine,
     _new_model,
+    _train_in_worker,
     evaluate,
     held_out_batches,
     score,
-    train_model,
     training_batches,
 )
 from .mechanism import attention_on_needed, needed_keys
@@ -82,6 +84,7 @@ __all__ = [
     "shared_inputs",
     "leaked_inputs",
     "untrained_buckets",
+    "buckets_in_use",
     "bucket_counts",
     "choose_lr",
     "exclusion",
@@ -267,13 +270,23 @@ def untrained_buckets(config: Config, steps: int, seed: int = 0) -> set[int]:
     """
     longest_train = max(b.inputs.shape[1] for b in training_batches(config, seed, steps))
     longest_test = max(b.inputs.shape[1] for _, b in held_out_batches(config, check_nonneg_int("seed", seed)))
+    return buckets_in_use(config, longest_test) - buckets_in_use(config, longest_train)
 
-    def buckets(length: int) -> set[int]:
-        distance = -torch.arange(length)
-        kw = {"num_buckets": config.t5_buckets, "max_distance": config.t5_max_distance}
-        return set(t5_relative_bucket(distance, bidirectional=False, **kw).tolist())
 
-    return buckets(longest_test) - buckets(longest_train)
+def buckets_in_use(config: Config, length: int) -> set[int]:
+    """The T5 buckets of the causal distances ``d = 0 .. length - 1`` of one
+    input (``t5_relative_bucket(-d)``, the config's buckets and max distance).
+    Log-spaced buckets can hold no integer distance: recall's bucket 10 is
+    used at no length, so its zero in ``bucket_counts`` is not a gap in training.
+
+    Raises TypeError for a config that is not a ``Config``, TypeError or
+    ValueError for a ``length`` that is not an integer >= 1.
+    """
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a book.experiments.Config, got {type(config).__name__}")
+    distance = -torch.arange(check_positive_int("length", length))
+    kw = {"num_buckets": config.t5_buckets, "max_distance": config.t5_max_distance}
+    return set(t5_relative_bucket(distance, bidirectional=False, **kw).tolist())
 
 
 def bucket_counts(config: Config, steps: int, seed: int = 0) -> list[int]:
@@ -284,7 +297,9 @@ def bucket_counts(config: Config, steps: int, seed: int = 0) -> list[int]:
     ``b * (L - d)`` causal pairs at distance ``d`` (``0 <= d < L``), each
     counted in bucket ``t5_relative_bucket(-d)`` of the config's
     ``t5_buckets`` and ``t5_max_distance``. A bucket that training reaches
-    only rarely is barely trained even if ``untrained_buckets`` is empty.
+    only rarely is barely trained even if ``untrained_buckets`` is empty;
+    a bucket outside ``buckets_in_use`` at the test length counts 0 because
+    no distance maps to it.
     """
     counts = torch.zeros(config.t5_buckets, dtype=torch.int64)
     for batch in training_batches(config, check_nonneg_int("seed", seed), steps):
@@ -357,10 +372,8 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
     run is ``excluded`` and why) and the trained weights, which
     ``evaluate_job`` tests if the sweep chooses this rate.
     """
-    torch.set_num_threads(1)
     config = dataclasses.replace(config, lr=lr)
-    start = time.perf_counter()
-    model, losses = train_model(config, scheme, seed)
+    model, losses, seconds = _train_in_worker(config, scheme, seed)
     trained = time.perf_counter()
     record: dict[str, Any] = {
         "scheme": scheme,
@@ -372,7 +385,7 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
         "validation": round(validation_score(model, config, seed), 4),
         "validation_loss": round(validation_loss(model, config, seed), 5),
         "loss_curve": _loss_curve(losses),
-        "train_seconds": round(trained - start, 2),
+        "train_seconds": round(seconds, 2),
     }
     record["excluded"] = exclusion(record, config)
     record["validation_seconds"] = round(time.perf_counter() - trained, 2)
@@ -438,10 +451,10 @@ def run_task(
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method))
     try:
         if pool is None:
-            trained = _collect((train_job(config, *job) for job in jobs), len(jobs), progress)
+            trained = _iterate((train_job(config, *job) for job in jobs), len(jobs), progress)
         else:
             futures = [pool.submit(train_job, config, *job) for job in jobs]
-            trained = _collect((f.result() for f in futures), len(jobs), progress)
+            trained = _iterate((f.result() for f in futures), len(jobs), progress)
         records = [r for r, _ in trained]
         states = {(r["scheme"], r["seed"], r["lr"]): state for r, state in trained}
         chosen = {}
@@ -450,10 +463,10 @@ def run_task(
             chosen[scheme] = choose_lr(mine)
         tests = [(s, seed, states[s, seed, chosen[s]]) for s in order for seed in config.seeds]
         if pool is None:
-            tested = _collect((evaluate_job(config, *t) for t in tests), len(tests), progress)
+            tested = _iterate((evaluate_job(config, *t) for t in tests), len(tests), progress)
         else:
             pending = [pool.submit(evaluate_job, config, *t) for t in tests]
-            tested = _collect((f.result() for f in pending), len(tests), progress)
+            tested = _iterate((f.result() for f in pending), len(tests), progress)
     finally:
         if pool is not None:
             pool.shutdown()
@@ -503,17 +516,6 @@ def run_task(
             "eval_seconds": round(sum(t["eval_seconds"] for t in test_of.values()), 1),
         },
     }
-
-
-def _collect(results: Iterable[T], total: int, progress: bool) -> list[T]:
-    """The jobs' results, in order, behind a progress bar if ``progress``."""
-    if progress:
-        import sys
-
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=total, desc="jobs", unit="job", file=sys.stderr)
-    return list(results)
 
 
 def results_path(task: str, folder: Path | None = None) -> Path:
@@ -592,10 +594,8 @@ def _fmt(values: Sequence[float]) -> str:
 
 def annealed_config(task: str, scheme: str, lr: float) -> Config:
     """``benchmark_config(task)`` for ``scheme`` alone at learning rate ``lr``,
-    with no early stopping (``stop_loss=None``): every model takes all the
-    cap's ``steps``, so its learning rate ends at 0, the end of the cosine of
-    ``book.models.lr_schedule``. The benchmark's own models stop as soon as
-    they meet the stopping rule, while the rate is still high.
+    with no early stopping: every model takes all ``steps``, so the cosine of
+    ``book.models.lr_schedule`` ends at 0 (the benchmark's models stop early).
 
     Raises:
         ValueError: for a task that is not one of ``TASKS``, a scheme that
@@ -608,9 +608,7 @@ def annealed_config(task: str, scheme: str, lr: float) -> Config:
 def _anneal_job(config: Config, scheme: str, seed: int, rule: float) -> dict[str, Any]:
     """Train one seed of ``annealed_config``'s scheme to the cap; runs in a
     worker. ``rule`` is the benchmark's ``stop_loss``, to record when it first held."""
-    torch.set_num_threads(1)
-    start = time.perf_counter()
-    model, losses = train_model(config, scheme, seed)
+    model, losses, seconds = _train_in_worker(config, scheme, seed)
     trained = time.perf_counter()
     return {
         "seed": seed,
@@ -621,7 +619,7 @@ def _anneal_job(config: Config, scheme: str, seed: int, rule: float) -> dict[str
         ),
         "validation": round(validation_score(model, config, seed), 4),
         "loss_curve": _loss_curve(losses),
-        "train_seconds": round(trained - start, 2),
+        "train_seconds": round(seconds, 2),
         "eval_seconds": round(time.perf_counter() - trained, 2),
         "state": state_to_json(model.state_dict()),
     }
@@ -640,14 +638,11 @@ def run_annealed(
     """Train ``scheme``'s seeds of ``task`` to the cap (``annealed_config``)
     and return them as a JSON-ready dict, weights included.
 
-    ``lr`` defaults to the rate the committed sweep chose for the scheme
-    (``book/results/benchmark_<task>.json``'s ``chosen_lr``); ``changes``
-    go to the config (for tests). Each seed is a job of its own in
-    ``workers`` processes. ``runs`` holds per seed the steps, the mean loss
-    of the last ``stop_window`` steps, the first step at which the
-    benchmark's stopping rule held (``first_stop_step``), the validation
-    score, the loss curve and the weights (``book.results.state_to_json``);
-    ``annealed_models`` rebuilds the models.
+    ``lr`` defaults to the committed sweep's ``chosen_lr`` for the scheme;
+    ``changes`` go to the config (for tests). Each seed is a job in
+    ``workers`` processes. ``runs`` holds per seed the steps, final loss,
+    ``first_stop_step`` (when the benchmark's rule first held), validation
+    score, loss curve and weights (``book.results.state_to_json``).
     """
     from .results import load
 
@@ -663,13 +658,13 @@ def run_annealed(
     assert rule is not None  # the benchmark always stops by its rule
     start = time.perf_counter()
     if workers == 1:
-        done = _collect((_anneal_job(config, scheme, seed, rule) for seed in config.seeds), len(config.seeds), progress)
+        done = _iterate((_anneal_job(config, scheme, seed, rule) for seed in config.seeds), len(config.seeds), progress)
     else:
         if start_method == "fork":
             import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method)) as pool:
             futures = [pool.submit(_anneal_job, config, scheme, seed, rule) for seed in config.seeds]
-            done = _collect((f.result() for f in futures), len(futures), progress)
+            done = _iterate((f.result() for f in futures), len(futures), progress)
     return {
         "book_version": __version__,
         "annealed": True,

@@ -42,7 +42,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TypeVar
 
 import torch
 
@@ -50,6 +50,8 @@ from . import __version__
 from ._validate import check_choice, check_nonneg_int, check_positive_int, check_positive_real
 from .models import SCHEMES, STOP_WINDOW, TinyTransformer, accuracy_by_position, stop_rule_met, train, window_mean
 from .tasks import Batch, copy_task, draw_split, fibonacci_mod, local_sum, recall, vocab_size
+
+T = TypeVar("T")
 
 __all__ = [
     "TASKS",
@@ -393,11 +395,18 @@ def _loss_curve(losses: Sequence[float]) -> list[float]:
     return [round(sum(b) / len(b), 4) for b in (losses[i : i + LOSS_EVERY] for i in range(0, len(losses), LOSS_EVERY))]
 
 
-def _job(config: Config, scheme: str, seed: int) -> dict[str, Any]:
-    """Train and evaluate one (scheme, seed); runs in a worker process."""
+def _train_in_worker(config: Config, scheme: str, seed: int) -> tuple[TinyTransformer, list[float], float]:
+    """``train_model`` as a worker runs it, on one CPU thread: the model, its
+    losses and the seconds training took."""
     torch.set_num_threads(1)
     start = time.perf_counter()
     model, losses = train_model(config, scheme, seed)
+    return model, losses, time.perf_counter() - start
+
+
+def _job(config: Config, scheme: str, seed: int) -> dict[str, Any]:
+    """Train and evaluate one (scheme, seed); runs in a worker process."""
+    model, losses, seconds = _train_in_worker(config, scheme, seed)
     trained = time.perf_counter()
     return {
         "scheme": scheme,
@@ -411,7 +420,7 @@ def _job(config: Config, scheme: str, seed: int) -> dict[str, Any]:
         if config.stop_loss is None
         else stop_rule_met(losses, config.stop_loss, config.stop_window),
         "loss_curve": _loss_curve(losses),
-        "train_seconds": round(trained - start, 2),
+        "train_seconds": round(seconds, 2),
         "eval_seconds": round(time.perf_counter() - trained, 2),
     }
 
@@ -461,7 +470,7 @@ def run(
     }
 
 
-def _iterate(results: Iterable[dict[str, Any]], total: int, progress: bool) -> list[dict[str, Any]]:
+def _iterate(results: Iterable[T], total: int, progress: bool) -> list[T]:
     """The jobs' records, in order, behind a progress bar if ``progress``."""
     if progress:
         from tqdm.auto import tqdm

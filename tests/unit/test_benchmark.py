@@ -181,6 +181,29 @@ def test_bucket_counts_count_every_causal_pair_of_the_training_inputs():
         assert all(counts[k] > 0 for k in used), (task, counts)
 
 
+def test_buckets_in_use_are_the_buckets_of_every_causal_distance():
+    """Brute force over the (query, key) pairs; the stored zeros are exactly
+    the buckets no distance of the test inputs maps to (recall's bucket 10)."""
+    import json
+    from pathlib import Path
+
+    for task in bm.TASKS:
+        config = bm.benchmark_config(task)
+        kw = {"num_buckets": config.t5_buckets, "max_distance": config.t5_max_distance, "bidirectional": False}
+        for length in (1, 5, config.max_len):
+            brute = {int(t5_relative_bucket(torch.tensor([j - i]), **kw)) for i in range(length) for j in range(i + 1)}
+            assert bm.buckets_in_use(config, length) == brute
+        stored = json.loads((Path(bm.__file__).parent / "results" / f"benchmark_{task}.json").read_text())
+        counts = stored["t5_bucket_counts"]["counts"]
+        zeros = {k for k, c in enumerate(counts) if c == 0}
+        assert zeros == set(range(config.t5_buckets)) - bm.buckets_in_use(config, config.max_len), task
+    assert 10 not in bm.buckets_in_use(bm.benchmark_config("recall"), 1000)  # at no length
+    with pytest.raises(ValueError, match="length must be a positive integer"):
+        bm.buckets_in_use(bm.benchmark_config("recall"), 0)
+    with pytest.raises(TypeError, match="config must be a book.experiments.Config"):
+        bm.buckets_in_use({"t5_buckets": 16}, 4)
+
+
 def test_excluded_runs_are_left_out_of_every_ranking():
     """A run marked excluded counts in no mean, range or ranking; a scheme with
     every run excluded disappears from them."""

@@ -212,8 +212,9 @@ def test_committed_results_are_complete_and_from_their_configs(name):
                 # the rule's own window decides: met below the threshold, capped at or above it
                 assert r["met_stop_rule"] == (r["window_loss"] < cfg.stop_loss)
                 assert r["met_stop_rule"] or r["steps"] == cfg.steps
-    else:
-        assert "stop_loss" not in res["config"] and cfg.stop_loss is None  # older files: every step taken
+    else:  # fibonacci, copy: no early stopping, every step taken (copy.json predates per-run steps)
+        assert cfg.stop_loss is None and res["config"].get("stop_loss") is None
+        assert all(r.get("steps", cfg.steps) == cfg.steps for runs in res["runs"].values() for r in runs.values())
 
 
 def _robust_conclusions(results):
