@@ -45,7 +45,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, Iterable, Mapping, Sequence
 
 import torch
 
@@ -69,8 +69,6 @@ from .mechanism import attention_on_needed, needed_keys
 from .models import SCHEMES, TinyTransformer, stop_rule_met, window_mean
 from .results import state_from_json, state_to_json
 from .tasks import Batch
-
-T = TypeVar("T")
 
 __all__ = [
     "TASKS",
