@@ -6,7 +6,8 @@ rules for long contexts), ``attention`` (written-out attention,
 permutations), ``demos`` (small seeded models the chapters take apart),
 ``tasks`` (synthetic data), ``models`` (a tiny Transformer with a choice of
 position scheme, and its training loop), ``experiments`` (chapter 8's
-experiment and its command line), ``benchmark`` (its three-task suite),
+experiment and its command line), ``benchmark`` (its three-task suite), ``annealed`` (chapter 9's models,
+trained to the step cap), ``results`` (the committed results),
 ``mechanism`` (attention on offsets, head ablation),
 ``plots`` (one look for all figures), ``widgets`` (explorers for a running
 kernel), ``exercises`` (exercise self-checks), ``numerics`` (RoPE precision and

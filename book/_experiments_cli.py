@@ -48,6 +48,13 @@ def parser() -> argparse.ArgumentParser:
         "with the weights (chapter 9 reads local_sum's rope)",
     )
     p.add_argument(
+        "--rerun",
+        action="store_true",
+        help="with --suite: train and test every scheme again at the learning rate the committed sweep "
+        "chose, with no sweep, and write book/results/benchmark_<task>_rerun.json; run it under another "
+        "ATEN_CPU_CAPABILITY to measure how far another CPU moves the results (chapter 8's margins)",
+    )
+    p.add_argument(
         "--offsets",
         nargs="+",
         type=int,
@@ -153,7 +160,9 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     if args.anneal is not None:
         if args.task is None:
             parser().error("--anneal needs one --task")
-        results = benchmark.run_annealed(
+        from .annealed import run_annealed
+
+        results = run_annealed(
             args.task, args.anneal, workers=args.workers, progress=not args.quiet, start_method=start_method
         )
         name = f"annealed_{args.task}_{args.anneal}.json"
@@ -166,6 +175,17 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
                 f"validation {r['validation']:.2%}, rule first met at step {r['first_stop_step']}"
             )
         print(f"results written to {path} ({results['timing']['wall_seconds']:.1f} s)")
+        return 0
+    if args.rerun:
+        for task in tasks:
+            results = benchmark.rerun_chosen(
+                task, workers=args.workers, progress=not args.quiet, start_method=start_method
+            )
+            path = benchmark.results_path(task, args.output, rerun=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+            print(benchmark.suite_table(results))
+            print(f"CPU capability {results['cpu_capability']}; results written to {path}")
         return 0
     out = benchmark.run_suite(
         tasks, folder=args.output, workers=args.workers, progress=not args.quiet, start_method=start_method

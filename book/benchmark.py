@@ -7,11 +7,8 @@ Three tasks meant to need different things of a position scheme
   which favours schemes with a recency prior;
 * ``recall``: multi-query associative recall (after Arora et al., 2023, with
   each pair fused into one token), a content lookup whose query-to-key
-  distance grows with the length. It is meant to penalise a recency prior,
-  but at the tested lengths (up to 39 tokens) it does not: ALiBi's flatter
-  head (slope 1/256) loses at most 0.15 of a logit there, and the committed
-  results put ALiBi, T5, NoPE and learned positions within a point of each
-  other past the training length;
+  distance grows with the length; up to 39 tokens, too short for ALiBi's
+  flatter head (slope 1/256) to lose more than 0.15 of a logit;
 * ``copy``: ``BOS x SEP x``, from Kazemnejad et al.'s (2023) suite, which
   needs the offset ``n`` back, a distance that changes with the length.
 
@@ -28,12 +25,9 @@ three values by the validation loss within the training length
     python -m book.experiments --suite --task local_sum --anneal rope   # chapter 9's models
 
 Training, validation and test inputs come from disjoint hash classes of the
-input space (``Config.split_inputs``). The held-out checks: ``leaked_inputs``
-(test inputs seen in training), ``shared_inputs`` (validation data against
-training and test data), ``untrained_buckets`` (T5 buckets used at test time
-that training never reaches), ``buckets_in_use`` (the buckets an input's
-distances fall in) and ``bucket_counts`` (how often training reaches each
-bucket).
+input space (``Config.split_inputs``), checked by ``leaked_inputs`` and
+``shared_inputs``; ``untrained_buckets``, ``buckets_in_use`` and
+``bucket_counts`` check T5's buckets.
 """
 
 from __future__ import annotations
@@ -67,7 +61,6 @@ from .experiments import (
 )
 from .mechanism import attention_on_needed, needed_keys
 from .models import SCHEMES, TinyTransformer, stop_rule_met, window_mean
-from .results import state_from_json, state_to_json
 from .tasks import Batch
 
 __all__ = [
@@ -90,11 +83,10 @@ __all__ = [
     "evaluate_job",
     "run_task",
     "run_suite",
+    "rerun_chosen",
+    "regeneration_change",
     "results_path",
     "suite_table",
-    "annealed_config",
-    "run_annealed",
-    "annealed_models",
 ]
 
 #: The benchmark's tasks, in the order the suite runs them.
@@ -413,17 +405,28 @@ def evaluate_job(config: Config, scheme: str, seed: int, state: dict[str, torch.
     }
 
 
+def _pool(workers: int, start_method: str) -> ProcessPoolExecutor | None:
+    """``workers`` processes started by ``start_method``, or None for one worker (run in this process)."""
+    if workers == 1:
+        return None
+    if start_method == "fork":
+        import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method))
+
+
 def run_task(
     config: Config,
     *,
-    learning_rates: Sequence[float],
+    learning_rates: Sequence[float] | Mapping[str, Sequence[float]],
     workers: int = 2,
     progress: bool = True,
     start_method: str = "spawn",
 ) -> dict[str, Any]:
     """Run the sweep of one task's config and return its results as a JSON-ready dict.
 
-    Every (scheme, seed, learning rate) is a job of its own (``train_job``),
+    ``learning_rates`` is one list for every scheme, or a list per scheme
+    (``rerun_chosen`` passes each scheme's chosen rate alone). Every (scheme,
+    seed, learning rate) is a job of its own (``train_job``),
     in ``workers`` processes with one thread each. For each scheme
     ``choose_lr`` picks the rate, and that rate's models are tested
     (``evaluate_job``); ``runs`` holds their records in the shape
@@ -435,18 +438,22 @@ def run_task(
     """
     workers = check_positive_int("workers", workers)
     check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
-    rates = [float(lr) for lr in learning_rates]
-    if not rates or len(set(rates)) != len(rates) or min(rates) <= 0:
-        raise ValueError(f"learning_rates must be distinct positive numbers, at least one, got {list(learning_rates)}")
+    per_scheme: Mapping[str, Sequence[float]] = (
+        learning_rates if isinstance(learning_rates, Mapping) else dict.fromkeys(config.schemes, learning_rates)
+    )
+    if set(per_scheme) != set(config.schemes):
+        raise ValueError(
+            f"learning_rates must give rates for the schemes {list(config.schemes)}, got {list(per_scheme)}"
+        )
+    rates_of = {s: [float(lr) for lr in per_scheme[s]] for s in config.schemes}
+    for scheme, rates in rates_of.items():
+        if not rates or len(set(rates)) != len(rates) or min(rates) <= 0:
+            raise ValueError(f"learning_rates of {scheme} must be distinct positive numbers, at least one, got {rates}")
     # slow schemes first, so that the workers finish together
     order = sorted(config.schemes, key=lambda s: s not in ("none", "rope_nope", "alibi"))
-    jobs = [(s, seed, lr) for s in order for lr in rates for seed in config.seeds]
+    jobs = [(s, seed, lr) for s in order for lr in rates_of[s] for seed in config.seeds]
     start = time.perf_counter()
-    pool = None
-    if workers > 1:
-        if start_method == "fork":
-            import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method))
+    pool = _pool(workers, start_method)
     try:
         if pool is None:
             trained = _iterate((train_job(config, *job) for job in jobs), len(jobs), progress)
@@ -457,7 +464,7 @@ def run_task(
         states = {(r["scheme"], r["seed"], r["lr"]): state for r, state in trained}
         chosen = {}
         for scheme in config.schemes:
-            mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates}
+            mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates_of[scheme]}
             chosen[scheme] = choose_lr(mine)
         tests = [(s, seed, states[s, seed, chosen[s]]) for s in order for seed in config.seeds]
         if pool is None:
@@ -473,7 +480,7 @@ def run_task(
     sweep: dict[str, dict[str, Any]] = {}
     runs: dict[str, dict[str, Any]] = {}
     for scheme in config.schemes:
-        mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates}
+        mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates_of[scheme]}
         sweep[scheme] = {
             str(lr): {
                 key: {str(r["seed"]): r[key] for r in rs}
@@ -489,7 +496,7 @@ def run_task(
         "book_version": __version__,
         "benchmark": True,
         "config": dataclasses.asdict(config),
-        "learning_rates": rates,
+        "learning_rates": next(iter(rates_of.values())) if isinstance(learning_rates, Sequence) else rates_of,
         "tie_rule": TIE_RULE,
         "chosen_lr": chosen,
         "sweep": sweep,
@@ -516,11 +523,66 @@ def run_task(
     }
 
 
-def results_path(task: str, folder: Path | None = None) -> Path:
+def results_path(task: str, folder: Path | None = None, *, rerun: bool = False) -> Path:
     """Where the suite writes a task's results: ``book/results/benchmark_<task>.json``
-    (shipped in the wheel with the other results), or ``folder``."""
+    (shipped in the wheel with the other results), or ``folder``; with
+    ``rerun``, ``benchmark_<task>_rerun.json`` (``rerun_chosen``)."""
     task = check_choice("task", task, TASKS)
-    return (folder or Path(__file__).parent / "results") / f"benchmark_{task}.json"
+    return (folder or Path(__file__).parent / "results") / f"benchmark_{task}{'_rerun' if rerun else ''}.json"
+
+
+def rerun_chosen(task: str, *, workers: int = 2, progress: bool = True, start_method: str = "spawn") -> dict[str, Any]:
+    """Train and test the committed benchmark's models of ``task`` again: every
+    scheme at the learning rate its sweep chose (``chosen_lr``), no sweep.
+
+    Run under another ``ATEN_CPU_CAPABILITY`` (recorded in ``cpu_capability``:
+    ``torch.backends.cpu.get_cpu_capability()``), it measures how far a
+    regeneration on another CPU moves each result, the variation the
+    chapter's margins must clear.
+    """
+    from .results import load
+
+    chosen = load(f"benchmark_{check_choice('task', task, TASKS)}")["chosen_lr"]
+    out = run_task(
+        benchmark_config(task),
+        learning_rates={s: [lr] for s, lr in chosen.items()},
+        workers=workers,
+        progress=progress,
+        start_method=start_method,
+    )
+    return out | {"rerun": True, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+
+
+def regeneration_change(first: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """How far a regeneration moved each scheme's results: per scheme, the
+    largest change over the seeds of the mean accuracy within and past the
+    training length (``book.experiments.within_and_past``).
+
+    Args:
+        first, again: two results dicts of the same config (``run_task``, or
+            the committed file and its ``rerun_chosen``).
+
+    Returns:
+        ``{scheme: {"within": change, "past": change}}``, changes in
+        accuracy (0.01 is one point), over the seeds counted in both.
+
+    Raises:
+        ValueError: if the two configs differ, or a scheme's counted seeds do.
+    """
+    from .experiments import within_and_past
+
+    if Config.from_results(dict(first)) != Config.from_results(dict(again)):
+        raise ValueError("first and again must be results of the same config")
+    a, b = within_and_past(dict(first)), within_and_past(dict(again))
+    out: dict[str, dict[str, float]] = {}
+    for scheme in a[0]:
+        if scheme not in b[0] or len(a[0][scheme]) != len(b[0][scheme]):
+            raise ValueError(f"the runs of {scheme} that count differ between first and again")
+        out[scheme] = {
+            name: max(abs(x - y) for x, y in zip(mine[scheme], theirs[scheme]))
+            for name, mine, theirs in (("within", a[0], b[0]), ("past", a[1], b[1]))
+        }
+    return out
 
 
 def run_suite(
@@ -584,107 +646,4 @@ def suite_table(results: dict[str, Any]) -> str:
 
 
 def _fmt(values: Sequence[float]) -> str:
-    if not values:
-        return "-"
-    mean = sum(values) / len(values)
-    return f"{mean:.1%} [{min(values):.0%}-{max(values):.0%}]"
-
-
-def annealed_config(task: str, scheme: str, lr: float) -> Config:
-    """``benchmark_config(task)`` for ``scheme`` alone at learning rate ``lr``,
-    with no early stopping: every model takes all ``steps``, so the cosine of
-    ``book.models.lr_schedule`` ends at 0 (the benchmark's models stop early).
-
-    Raises:
-        ValueError: for a task that is not one of ``TASKS``, a scheme that
-            is not one of ``book.models.SCHEMES``, or ``lr`` not positive.
-    """
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    return benchmark_config(task, schemes=(scheme,), lr=lr, stop_loss=None)
-
-
-def _anneal_job(config: Config, scheme: str, seed: int, rule: float) -> dict[str, Any]:
-    """Train one seed of ``annealed_config``'s scheme to the cap; runs in a
-    worker. ``rule`` is the benchmark's ``stop_loss``, to record when it first held."""
-    model, losses, seconds = _train_in_worker(config, scheme, seed)
-    trained = time.perf_counter()
-    return {
-        "seed": seed,
-        "steps": len(losses),
-        "final_loss": window_mean(losses, config.stop_window),
-        "first_stop_step": next(
-            (n for n in range(1, len(losses) + 1) if stop_rule_met(losses[:n], rule, config.stop_window)), None
-        ),
-        "validation": round(validation_score(model, config, seed), 4),
-        "loss_curve": _loss_curve(losses),
-        "train_seconds": round(seconds, 2),
-        "eval_seconds": round(time.perf_counter() - trained, 2),
-        "state": state_to_json(model.state_dict()),
-    }
-
-
-def run_annealed(
-    task: str = "local_sum",
-    scheme: str = "rope",
-    *,
-    lr: float | None = None,
-    workers: int = 2,
-    progress: bool = True,
-    start_method: str = "spawn",
-    **changes: Any,
-) -> dict[str, Any]:
-    """Train ``scheme``'s seeds of ``task`` to the cap (``annealed_config``)
-    and return them as a JSON-ready dict, weights included.
-
-    ``lr`` defaults to the committed sweep's ``chosen_lr`` for the scheme;
-    ``changes`` go to the config (for tests). Each seed is a job in
-    ``workers`` processes. ``runs`` holds per seed the steps, final loss,
-    ``first_stop_step`` (when the benchmark's rule first held), validation
-    score, loss curve and weights (``book.results.state_to_json``).
-    """
-    from .results import load
-
-    workers = check_positive_int("workers", workers)
-    check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
-    task, scheme = check_choice("task", task, TASKS), check_choice("scheme", scheme, SCHEMES)
-    if lr is None:
-        lr = float(load(f"benchmark_{task}")["chosen_lr"][scheme])
-    config = annealed_config(task, scheme, lr)
-    if changes:
-        config = dataclasses.replace(config, **changes)
-    rule = benchmark_config(task).stop_loss
-    assert rule is not None  # the benchmark always stops by its rule
-    start = time.perf_counter()
-    if workers == 1:
-        done = _iterate((_anneal_job(config, scheme, seed, rule) for seed in config.seeds), len(config.seeds), progress)
-    else:
-        if start_method == "fork":
-            import torch._dynamo  # noqa: F401  (the optimizer imports it; do it once, before forking)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(start_method)) as pool:
-            futures = [pool.submit(_anneal_job, config, scheme, seed, rule) for seed in config.seeds]
-            done = _iterate((f.result() for f in futures), len(futures), progress)
-    return {
-        "book_version": __version__,
-        "annealed": True,
-        "scheme": scheme,
-        "config": dataclasses.asdict(config),
-        "runs": {str(r["seed"]): {k: v for k, v in r.items() if k != "seed"} for r in done},
-        "timing": {"wall_seconds": round(time.perf_counter() - start, 2), "workers": workers, "machine": _machine()},
-    }
-
-
-def annealed_models(results: Mapping[str, Any]) -> dict[int, TinyTransformer]:
-    """The trained models of a ``run_annealed`` results dict, by seed, in eval mode.
-
-    Raises:
-        TypeError: if ``results`` is not ``run_annealed``'s dict.
-    """
-    if not isinstance(results, Mapping) or not results.get("annealed") or "runs" not in results:
-        raise TypeError("results must be the dict that benchmark.run_annealed returns")
-    config = Config.from_results(dict(results))
-    out = {}
-    for seed, record in results["runs"].items():
-        model = _new_model(config, results["scheme"], int(seed))
-        model.load_state_dict(state_from_json(record["state"]))
-        out[int(seed)] = model.eval()
-    return out
+    return f"{sum(values) / len(values):.1%} [{min(values):.0%}-{max(values):.0%}]" if values else "-"

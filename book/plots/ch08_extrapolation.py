@@ -37,11 +37,14 @@ def experiment_curves(
     results of ``book.experiments``.
 
     For ``fibonacci`` and ``local_sum`` the x axis is the position in the test
-    input; for ``copy`` it is the number ``n`` of symbols copied.
+    input; for ``copy`` it is the number ``n`` of symbols copied (the y axis
+    whole copies right, or symbols right for ``copy_score="symbols"``), for
+    ``recall`` the number ``n`` of key-value pairs.
     ``seeds="band"`` draws each scheme's mean over seeds with a band from the
     worst to the best seed; ``seeds="lines"`` draws every seed. A dotted line
-    marks the training length; ``chance=True`` adds a dashed line at chance
-    (1/10, a uniform guess among the ten digits; position tasks only).
+    marks the training length; ``chance=True`` adds a dashed line at chance:
+    a uniform guess among the ten digits or symbols (1/10), or among
+    ``recall``'s values (1/4); none for whole copies.
 
     Raises:
         ValueError: for ``seeds`` other than ``"band"``/``"lines"``, or a
@@ -54,7 +57,7 @@ def experiment_curves(
     unknown = [s for s in schemes if s not in runs]
     if unknown:
         raise ValueError(f"schemes must be among the results' {list(runs)}, got {unknown}")
-    by_position = config["task"] != "copy"
+    by_position = config["task"] not in ("copy", "recall")
     for n, scheme in enumerate(schemes):
         color = OKABE_ITO[n % len(OKABE_ITO)]
         curves = np.array([[np.nan if c is None else c for c in r["curve"]] for r in runs[scheme].values()])
@@ -69,11 +72,17 @@ def experiment_curves(
                 ax.plot(x, curve, color=color, lw=1, alpha=0.8, label=scheme if k == 0 else None)
     edge = config["train_len"] - 0.5 if by_position else config["train_len"] + 0.5
     ax.axvline(edge, color="0.4", ls=":", label="training length")
-    if chance and by_position:
-        ax.axhline(0.1, color="k", ls="--", lw=1, label="chance (1/10)")
+    whole = config["task"] == "copy" and config.get("copy_score", "whole") == "whole"
+    if chance and not whole:
+        level = 1 / config.get("n_values", 4) if config["task"] == "recall" else 0.1
+        ax.axhline(level, color="k", ls="--", lw=1, label=f"chance (1/{round(1 / level)})")
+    xlabel = {"copy": "symbols to copy, n", "recall": "key-value pairs, n"}.get(
+        config["task"], "position in the test input"
+    )
+    ylabel = {"copy": "whole copies right" if whole else "copied symbols right", "recall": "queries answered right"}
     ax.set(
-        xlabel="position in the test input" if by_position else "symbols to copy, n",
-        ylabel="accuracy" if by_position else "whole copies right",
+        xlabel=xlabel,
+        ylabel=ylabel.get(config["task"], "accuracy"),
         ylim=(-0.02, 1.02),
         title=title if title is not None else f"{config['task']}: trained at {config['train_len']}",
     )

@@ -340,3 +340,65 @@ def test_bad_input_to_the_held_out_check_and_the_runner_names_the_parameter():
 def test_config_refuses_a_split_setting_that_is_not_a_bool():
     with pytest.raises(TypeError, match="split_inputs must be True or False"):
         ex.Config(split_inputs="yes")
+
+
+def test_run_task_takes_a_list_of_rates_per_scheme(tmp_path):
+    """A mapping gives each scheme its own rates (rerun_chosen: one each); every
+    scheme's sweep, chosen rate and runs use its own rates only."""
+    config = bm.benchmark_config("copy", schemes=("alibi", "rope"), seeds=(0,), steps=2, eval_seqs=8, test_len=11)
+    out = bm.run_task(config, learning_rates={"alibi": [0.006], "rope": [0.003, 0.012]}, workers=1, progress=False)
+    assert out["chosen_lr"]["alibi"] == 0.006 and out["chosen_lr"]["rope"] in (0.003, 0.012)
+    assert set(out["sweep"]["alibi"]) == {"0.006"} and set(out["sweep"]["rope"]) == {"0.003", "0.012"}
+    assert out["learning_rates"] == {"alibi": [0.006], "rope": [0.003, 0.012]}
+    assert out["runs"]["alibi"]["0"]["lr"] == 0.006 and out["timing"]["jobs"] == 3
+    with pytest.raises(ValueError, match=r"learning_rates must give rates for the schemes \['alibi', 'rope'\]"):
+        bm.run_task(config, learning_rates={"alibi": [0.006]}, workers=1)
+    with pytest.raises(ValueError, match="learning_rates of rope must be distinct positive numbers"):
+        bm.run_task(config, learning_rates={"alibi": [0.006], "rope": [0.01, 0.01]}, workers=1)
+    with pytest.raises(ValueError, match="learning_rates of alibi must be distinct positive numbers"):
+        bm.run_task(config, learning_rates=(), workers=1)
+
+
+@pytest.mark.parametrize("task", bm.TASKS)
+def test_each_rerun_file_retrains_the_chosen_rates_under_the_plain_kernels(task):
+    """benchmark_<task>_rerun.json: the committed config, each scheme at its chosen
+    rate only, every seed, trained under ATEN_CPU_CAPABILITY=default."""
+    import shlex
+
+    from book import results
+
+    words = shlex.split(results.COMMANDS[f"benchmark_{task}_rerun"])
+    args = experiments_cli.parser().parse_args(words[3:])
+    assert args.suite and args.rerun and args.task == task and args.output is None
+    assert bm.results_path(task, rerun=True).name == f"benchmark_{task}_rerun.json"
+    first, again = results.load(f"benchmark_{task}"), results.load(f"benchmark_{task}_rerun")
+    assert again["rerun"] is True and again["cpu_capability"] == "DEFAULT"
+    assert ex.Config.from_results(again) == ex.Config.from_results(first) == bm.benchmark_config(task)
+    assert again["chosen_lr"] == first["chosen_lr"]
+    assert again["learning_rates"] == {s: [lr] for s, lr in first["chosen_lr"].items()}
+    for scheme, per_seed in again["runs"].items():
+        assert sorted(per_seed) == sorted(first["runs"][scheme])
+        assert all(len(r["curve"]) == len(first["runs"][scheme][k]["curve"]) for k, r in per_seed.items())
+
+
+def test_regeneration_change_is_the_largest_move_of_a_seed_within_and_past():
+    import dataclasses
+
+    config = bm.benchmark_config("local_sum", schemes=("rope",), seeds=(0, 1), test_len=40)
+
+    def fake(within, past):
+        curve = lambda w, p: [w] * 32 + [p] * 8  # noqa: E731
+        runs = {
+            "rope": {str(k): {"curve": curve(w, p), "excluded": None} for k, (w, p) in enumerate(zip(within, past))}
+        }
+        return {"config": dataclasses.asdict(config), "runs": runs}
+
+    change = bm.regeneration_change(fake([0.9, 0.8], [0.5, 0.4]), fake([0.9, 0.85], [0.2, 0.4]))
+    assert change["rope"]["within"] == pytest.approx(0.05) and change["rope"]["past"] == pytest.approx(0.3)
+    other = fake([0.9, 0.8], [0.5, 0.4]) | {"config": dataclasses.asdict(config) | {"lr": 0.5}}
+    with pytest.raises(ValueError, match="must be results of the same config"):
+        bm.regeneration_change(fake([0.9, 0.8], [0.5, 0.4]), other)
+    dropped = fake([0.9, 0.8], [0.5, 0.4])
+    dropped["runs"]["rope"]["1"]["excluded"] = "did not meet the stopping rule"
+    with pytest.raises(ValueError, match="the runs of rope that count differ"):
+        bm.regeneration_change(fake([0.9, 0.8], [0.5, 0.4]), dropped)

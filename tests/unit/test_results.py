@@ -95,18 +95,18 @@ def test_the_annealed_models_come_from_their_command_and_config(monkeypatch):
     """Chapter 9's models: the benchmark's local_sum RoPE config at the rate its
     sweep chose, trained for every step of the cap; the stored weights give the
     stored validation scores, and retraining seed 0 repeats its stored loss curve."""
-    from book import benchmark, models
+    from book import annealed, benchmark, models
 
     words = shlex.split(results.COMMANDS["annealed_local_sum_rope"])
     args = experiments_cli.parser().parse_args(words[3:])
     assert args.suite and args.task == "local_sum" and args.anneal == "rope" and args.output is None
     stored = results.load("annealed_local_sum_rope")
     lr = results.load("benchmark_local_sum")["chosen_lr"]["rope"]
-    config = benchmark.annealed_config("local_sum", "rope", lr)
+    config = annealed.annealed_config("local_sum", "rope", lr)
     assert experiments.Config.from_results(stored) == config and config.stop_loss is None
     assert sorted(stored["runs"]) == [str(s) for s in config.seeds]
     assert models.lr_schedule(config.steps, lr)(config.steps) == 0.0  # the rate ends at 0
-    for seed, model in benchmark.annealed_models(stored).items():
+    for seed, model in annealed.annealed_models(stored).items():
         record = stored["runs"][str(seed)]
         assert record["steps"] == config.steps  # every step of the cap
         assert record["validation"] == round(benchmark.validation_score(model, config, seed), 4)

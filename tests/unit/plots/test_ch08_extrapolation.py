@@ -67,6 +67,27 @@ def test_experiment_curves_local_sum_by_position_with_chance():
     plt.close("all")
 
 
+def test_experiment_curves_of_the_benchmark_tasks_name_their_unit_and_chance():
+    """recall is read by pairs n, chance 1/4 (its values); copy scored by symbols
+    has chance 1/10 and says what it counts."""
+    recall = {"config": {"task": "recall", "train_len": 2, "n_values": 4}, "runs": COPY["runs"]}
+    symbols = {"config": {"task": "copy", "train_len": 2, "copy_score": "symbols"}, "runs": COPY["runs"]}
+    for results, xlabel, ylabel, chance in (
+        (recall, "key-value pairs, n", "queries answered right", "chance (1/4)"),
+        (symbols, "symbols to copy, n", "copied symbols right", "chance (1/10)"),
+        (COPY, "symbols to copy, n", "whole copies right", None),
+    ):
+        fig, ax = plt.subplots()
+        plots.experiment_curves(ax, results, chance=True)
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        assert (ax.get_xlabel(), ax.get_ylabel()) == (xlabel, ylabel)
+        assert list(lines["rope"].get_xdata()) == [1, 2, 3] and lines["training length"].get_xdata()[0] == 2.5
+        assert [k for k in lines if k.startswith("chance")] == ([chance] if chance else [])
+        if chance:
+            assert lines[chance].get_ydata()[0] == (0.25 if results is recall else 0.1)
+    plt.close("all")
+
+
 def test_range_bars_show_the_worst_seed_the_best_and_chance():
     fig, ax = plt.subplots()
     table = plots.range_bars(ax, LOCAL)
