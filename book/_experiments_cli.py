@@ -50,8 +50,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rerun",
         action="store_true",
-        help="with --suite: train and test every scheme again at the learning rate the committed sweep "
-        "chose, with no sweep, and write book/results/benchmark_<task>_rerun.json; run it under another "
+        help="with --suite: run the suite again, sweep included, and write "
+        "book/results/benchmark_<task>_rerun.json with the CPU capability; run it under another "
         "ATEN_CPU_CAPABILITY to measure how far another CPU moves the results (chapter 8's margins)",
     )
     p.add_argument(
@@ -176,23 +176,19 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
             )
         print(f"results written to {path} ({results['timing']['wall_seconds']:.1f} s)")
         return 0
-    if args.rerun:
-        for task in tasks:
-            results = benchmark.rerun_chosen(
-                task, workers=args.workers, progress=not args.quiet, start_method=start_method
-            )
-            path = benchmark.results_path(task, args.output, rerun=True)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-            print(benchmark.suite_table(results))
-            print(f"CPU capability {results['cpu_capability']}; results written to {path}")
-        return 0
     out = benchmark.run_suite(
-        tasks, folder=args.output, workers=args.workers, progress=not args.quiet, start_method=start_method
+        tasks,
+        folder=args.output,
+        workers=args.workers,
+        progress=not args.quiet,
+        start_method=start_method,
+        rerun=args.rerun,
     )
     for task, results in out.items():
         print(benchmark.suite_table(results))
-        print(f"results written to {benchmark.results_path(task, args.output)}")
+        print(f"results written to {benchmark.results_path(task, args.output, rerun=args.rerun)}")
+    if args.rerun:
+        print(f"CPU capability {next(iter(out.values()))['cpu_capability']}")
     first = next(iter(out.values()))["timing"]
     print(f"suite wall time {first['suite_seconds']:.1f} s ({first['workers']} worker processes)")
     return 0

@@ -83,7 +83,6 @@ __all__ = [
     "evaluate_job",
     "run_task",
     "run_suite",
-    "rerun_chosen",
     "regeneration_change",
     "results_path",
     "suite_table",
@@ -425,7 +424,7 @@ def run_task(
     """Run the sweep of one task's config and return its results as a JSON-ready dict.
 
     ``learning_rates`` is one list for every scheme, or a list per scheme
-    (``rerun_chosen`` passes each scheme's chosen rate alone). Every (scheme,
+    (for example each scheme's chosen rate alone). Every (scheme,
     seed, learning rate) is a job of its own (``train_job``),
     in ``workers`` processes with one thread each. For each scheme
     ``choose_lr`` picks the rate, and that rate's models are tested
@@ -526,31 +525,9 @@ def run_task(
 def results_path(task: str, folder: Path | None = None, *, rerun: bool = False) -> Path:
     """Where the suite writes a task's results: ``book/results/benchmark_<task>.json``
     (shipped in the wheel with the other results), or ``folder``; with
-    ``rerun``, ``benchmark_<task>_rerun.json`` (``rerun_chosen``)."""
+    ``rerun``, ``benchmark_<task>_rerun.json`` (``run_suite(rerun=True)``)."""
     task = check_choice("task", task, TASKS)
     return (folder or Path(__file__).parent / "results") / f"benchmark_{task}{'_rerun' if rerun else ''}.json"
-
-
-def rerun_chosen(task: str, *, workers: int = 2, progress: bool = True, start_method: str = "spawn") -> dict[str, Any]:
-    """Train and test the committed benchmark's models of ``task`` again: every
-    scheme at the learning rate its sweep chose (``chosen_lr``), no sweep.
-
-    Run under another ``ATEN_CPU_CAPABILITY`` (recorded in ``cpu_capability``:
-    ``torch.backends.cpu.get_cpu_capability()``), it measures how far a
-    regeneration on another CPU moves each result, the variation the
-    chapter's margins must clear.
-    """
-    from .results import load
-
-    chosen = load(f"benchmark_{check_choice('task', task, TASKS)}")["chosen_lr"]
-    out = run_task(
-        benchmark_config(task),
-        learning_rates={s: [lr] for s, lr in chosen.items()},
-        workers=workers,
-        progress=progress,
-        start_method=start_method,
-    )
-    return out | {"rerun": True, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
 
 
 def regeneration_change(first: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str, dict[str, float]]:
@@ -560,7 +537,7 @@ def regeneration_change(first: Mapping[str, Any], again: Mapping[str, Any]) -> d
 
     Args:
         first, again: two results dicts of the same config (``run_task``, or
-            the committed file and its ``rerun_chosen``).
+            the committed file and its rerun, ``run_suite(rerun=True)``).
 
     Returns:
         ``{scheme: {"within": change, "past": change}}``, changes in
@@ -592,12 +569,20 @@ def run_suite(
     workers: int = 2,
     progress: bool = True,
     start_method: str = "spawn",
+    rerun: bool = False,
     **changes: Any,
 ) -> dict[str, dict[str, Any]]:
     """``run_task`` for each task's ``benchmark_config`` (with ``changes``) and
     its ``LEARNING_RATES``; writes each task's results to ``results_path``
     and returns them by task. ``timing.suite_seconds`` in each file is the
-    wall time of the whole suite."""
+    wall time of the whole suite.
+
+    With ``rerun`` the files are ``benchmark_<task>_rerun.json`` and record
+    ``cpu_capability`` (``torch.backends.cpu.get_cpu_capability()``): the
+    whole suite again, sweep included, run under another
+    ``ATEN_CPU_CAPABILITY`` to measure how far a regeneration on another
+    CPU moves each result (``regeneration_change``), the variation chapter
+    8's margins must clear."""
     tasks = [check_choice("task", t, TASKS) for t in tasks]
     start = time.perf_counter()
     out = {}
@@ -614,7 +599,9 @@ def run_suite(
     for task, results in out.items():
         results["timing"]["suite_seconds"] = total
         results["timing"]["suite_tasks"] = list(tasks)
-        path = results_path(task, folder)
+        if rerun:
+            results |= {"rerun": True, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+        path = results_path(task, folder, rerun=rerun)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     return out

@@ -2,7 +2,7 @@
 
 Chapter 8 reads the experiments that ``python -m book.experiments`` wrote
 (``benchmark_<task>``: the three-task benchmark of ``--suite``; and
-``benchmark_<task>_rerun``, its models retrained under other CPU kernels,
+``benchmark_<task>_rerun``, the whole benchmark again under other CPU kernels,
 which set the chapter's margins), chapter 9
 the weights of the benchmark's RoPE models trained to the cap
 (``annealed_local_sum_rope``, written by :func:`state_to_json`), and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
@@ -41,7 +41,7 @@ COMMANDS: dict[str, str] = {
     "benchmark_local_sum": f"{_EXPERIMENT} --suite --task local_sum",
     "benchmark_recall": f"{_EXPERIMENT} --suite --task recall",
     "benchmark_copy": f"{_EXPERIMENT} --suite --task copy",
-    # the benchmark's chosen models trained again under the kernel set with no vector extensions
+    # the whole benchmark, sweep included, again under the kernels without AVX
     # (run as ATEN_CPU_CAPABILITY=default ...; the file records the capability): chapter 8's margins
     "benchmark_local_sum_rerun": f"{_EXPERIMENT} --suite --task local_sum --rerun",
     "benchmark_recall_rerun": f"{_EXPERIMENT} --suite --task recall --rerun",

@@ -343,7 +343,7 @@ def test_config_refuses_a_split_setting_that_is_not_a_bool():
 
 
 def test_run_task_takes_a_list_of_rates_per_scheme(tmp_path):
-    """A mapping gives each scheme its own rates (rerun_chosen: one each); every
+    """A mapping gives each scheme its own rates (say, its chosen one alone); every
     scheme's sweep, chosen rate and runs use its own rates only."""
     config = bm.benchmark_config("copy", schemes=("alibi", "rope"), seeds=(0,), steps=2, eval_seqs=8, test_len=11)
     out = bm.run_task(config, learning_rates={"alibi": [0.006], "rope": [0.003, 0.012]}, workers=1, progress=False)
@@ -360,9 +360,10 @@ def test_run_task_takes_a_list_of_rates_per_scheme(tmp_path):
 
 
 @pytest.mark.parametrize("task", bm.TASKS)
-def test_each_rerun_file_retrains_the_chosen_rates_under_the_plain_kernels(task):
-    """benchmark_<task>_rerun.json: the committed config, each scheme at its chosen
-    rate only, every seed, trained under ATEN_CPU_CAPABILITY=default."""
+def test_each_rerun_file_runs_the_suite_again_under_the_plain_kernels(task):
+    """benchmark_<task>_rerun.json: the committed config and sweep grid, every
+    scheme and seed, run again under ATEN_CPU_CAPABILITY=default (its sweep may
+    choose other rates)."""
     import shlex
 
     from book import results
@@ -374,8 +375,11 @@ def test_each_rerun_file_retrains_the_chosen_rates_under_the_plain_kernels(task)
     first, again = results.load(f"benchmark_{task}"), results.load(f"benchmark_{task}_rerun")
     assert again["rerun"] is True and again["cpu_capability"] == "DEFAULT"
     assert ex.Config.from_results(again) == ex.Config.from_results(first) == bm.benchmark_config(task)
-    assert again["chosen_lr"] == first["chosen_lr"]
-    assert again["learning_rates"] == {s: [lr] for s, lr in first["chosen_lr"].items()}
+    assert again["learning_rates"] == first["learning_rates"] == list(bm.LEARNING_RATES[task])
+    assert set(again["chosen_lr"]) == set(first["chosen_lr"])
+    assert all(again["chosen_lr"][s] in again["learning_rates"] for s in again["chosen_lr"])
+    for scheme, per_seed in again["runs"].items():
+        assert all(r["lr"] == again["chosen_lr"][scheme] for r in per_seed.values())
     for scheme, per_seed in again["runs"].items():
         assert sorted(per_seed) == sorted(first["runs"][scheme])
         assert all(len(r["curve"]) == len(first["runs"][scheme][k]["curve"]) for k, r in per_seed.items())
@@ -402,3 +406,16 @@ def test_regeneration_change_is_the_largest_move_of_a_seed_within_and_past():
     dropped["runs"]["rope"]["1"]["excluded"] = "did not meet the stopping rule"
     with pytest.raises(ValueError, match="the runs of rope that count differ"):
         bm.regeneration_change(fake([0.9, 0.8], [0.5, 0.4]), dropped)
+
+
+def test_a_rerun_of_the_suite_writes_its_own_files_with_the_cpu_capability(tmp_path):
+    out = bm.run_suite(
+        ("recall",), folder=tmp_path, workers=1, progress=False, rerun=True,
+        schemes=("rope",), seeds=(0,), steps=3, eval_seqs=8, test_len=10,
+    )["recall"]  # fmt: skip
+    assert not bm.results_path("recall", tmp_path).exists()
+    stored = json.loads(bm.results_path("recall", tmp_path, rerun=True).read_text())
+    assert stored["rerun"] is True and stored["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert stored["cpu_capability"] == out["cpu_capability"] and stored["learning_rates"] == list(
+        bm.LEARNING_RATES["recall"]
+    )
