@@ -404,8 +404,13 @@ def _chapter8_results():
 
     return {
         "results": {
-            task: json.loads((ROOT / "book" / "results" / f"{task}.json").read_text())
-            for task in ("local_sum", "fibonacci", "copy")
+            task: json.loads((ROOT / "book" / "results" / f"{name}.json").read_text())
+            for task, name in (
+                ("local_sum", "benchmark_local_sum"),
+                ("recall", "benchmark_recall"),
+                ("copy", "benchmark_copy"),
+                ("fibonacci", "fibonacci"),
+            )
         }
     }
 
