@@ -6,9 +6,10 @@ Three tasks meant to need different things of a position scheme
 * ``local_sum``: a local rule (the sum of the token and the one before it),
   which favours schemes with a recency prior;
 * ``recall``: multi-query associative recall (after Arora et al., 2023, with
-  each pair fused into one token), a content lookup whose query-to-key
-  distance grows with the length; up to 39 tokens, too short for ALiBi's
-  flatter head (slope 1/256) to lose more than 0.15 of a logit;
+  each pair fused into one token and four filler tokens per pair between
+  the pairs and the queries), a content lookup whose query-to-key distance
+  grows with the length, to 4.6 times the longest distance of training,
+  where a recency prior penalises the key the query needs;
 * ``copy``: ``BOS x SEP x``, from Kazemnejad et al.'s (2023) suite, which
   needs the offset ``n`` back, a distance that changes with the length.
 
@@ -120,9 +121,10 @@ def benchmark_config(task: str, **changes: Any) -> Config:
     so every bucket used at test time is trained (``untrained_buckets``):
 
     * ``local_sum``: 32 tokens in training, 128 at test (4x), cap 3000 steps;
-    * ``recall``: 32 keys, 4 values, 4 queries; 4-8 pairs in training
-      (inputs of up to 15 tokens), up to 32 pairs at test (39 tokens, 2.6x),
-      cap 3000 steps;
+    * ``recall``: 32 keys, 4 values, 4 queries and 4 filler tokens per
+      pair; 4-6 pairs in training (inputs of up to 37 tokens, query-to-key
+      distances up to 36), up to 32 pairs at test (167 tokens, distances up
+      to 166, 4.6x), cap 3000 steps;
     * ``copy``: ``n`` = 8-10 symbols in training (up to 21 tokens), up to
       21 at test (43 tokens, 2x), cap 6000 steps (at 3000, 13 of the 105
       runs of the sweep missed the stopping rule). Scored by the fraction of
@@ -142,7 +144,9 @@ def benchmark_config(task: str, **changes: Any) -> Config:
     if task == "local_sum":
         base = Config(task="local_sum", train_len=32, test_len=128, t5_max_distance=31, **common)
     elif task == "recall":
-        base = Config(task="recall", train_len=8, test_len=32, min_len=4, t5_max_distance=14, **common)
+        base = Config(
+            task="recall", train_len=6, test_len=32, min_len=4, filler_per_pair=4, t5_max_distance=36, **common
+        )
     else:
         base = Config(
             **(common | {"steps": 6000}),
@@ -265,8 +269,9 @@ def untrained_buckets(config: Config, steps: int, seed: int = 0) -> set[int]:
 def buckets_in_use(config: Config, length: int) -> set[int]:
     """The T5 buckets of the causal distances ``d = 0 .. length - 1`` of one
     input (``t5_relative_bucket(-d)``, the config's buckets and max distance).
-    Log-spaced buckets can hold no integer distance: recall's bucket 10 is
-    used at no length, so its zero in ``bucket_counts`` is not a gap in training.
+    Log-spaced buckets can hold no integer distance (with a small
+    ``t5_max_distance``, a bucket may be used at no length), so a zero in
+    ``bucket_counts`` is a gap in training only where this set holds it.
 
     Raises TypeError for a config that is not a ``Config``, TypeError or
     ValueError for a ``length`` that is not an integer >= 1.

@@ -88,8 +88,9 @@ class Config:
     ``train_len`` / ``test_len`` are tokens for ``fibonacci`` and
     ``local_sum``, the number ``n`` of copied symbols for ``copy`` and the
     number of key-value pairs for ``recall``. ``offsets`` are ``local_sum``'s,
-    ``n_keys``, ``n_values`` and ``n_queries`` ``recall``'s
-    (``book.tasks.recall``; ignored by the other tasks). For ``copy`` and
+    ``n_keys``, ``n_values``, ``n_queries`` and ``filler_per_pair``
+    ``recall``'s (``book.tasks.recall``, with ``filler_per_pair * n`` filler
+    tokens for ``n`` pairs; ignored by the other tasks). For ``copy`` and
     ``recall`` each training batch draws its ``n`` uniformly from
     ``min_len .. train_len`` (``None``: from 1 for ``copy``, from
     ``n_queries`` for ``recall``), and the test lengths below ``min_len``
@@ -131,6 +132,7 @@ class Config:
     n_keys: int = 32
     n_values: int = 4
     n_queries: int = 4
+    filler_per_pair: int = 0
     copy_score: str = "whole"
     split_inputs: bool = False
 
@@ -161,6 +163,7 @@ class Config:
             "n_queries",
         ):
             object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
+        object.__setattr__(self, "filler_per_pair", check_nonneg_int("filler_per_pair", self.filler_per_pair))
         if self.test_len < self.train_len:
             raise ValueError(f"test_len must be at least train_len ({self.train_len}), got {self.test_len}")
         if self.task == "fibonacci" and self.train_len < 2:
@@ -217,10 +220,11 @@ class Config:
 
     def input_len(self, n: int) -> int:
         """Tokens of an input of length ``n`` in the config's unit: ``2n + 1``
-        for ``copy``, ``n + 2 n_queries - 1`` for ``recall``, ``n`` otherwise."""
+        for ``copy``, ``n (1 + filler_per_pair) + 2 n_queries - 1`` for
+        ``recall``, ``n`` otherwise."""
         if self.task == "copy":
             return 2 * n + 1
-        return n + 2 * self.n_queries - 1 if self.task == "recall" else n
+        return n * (1 + self.filler_per_pair) + 2 * self.n_queries - 1 if self.task == "recall" else n
 
     @property
     def min_train_len(self) -> int:
@@ -253,6 +257,7 @@ def _draw(config: Config, n_seqs: int, length: int, generator: torch.Generator) 
             n_keys=config.n_keys,
             n_values=config.n_values,
             n_queries=config.n_queries,
+            n_filler=config.filler_per_pair * length,
             generator=generator,
         )
     return copy_task(n_seqs, length, generator=generator)

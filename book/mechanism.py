@@ -129,7 +129,7 @@ def needed_keys(
         key_of = torch.where(is_pair, tokens // n_values, -1)  # (b, n): the key of each pair token
         asked = torch.where(tokens >= pairs, tokens - pairs, -2)  # the key each query asks for
         needed = (key_of[:, None, :] == asked[:, :, None]) & is_pair[:, None, :]
-        vocab = pairs + n_keys + n_values
+        vocab = pairs + n_keys + n_values + 1  # with the filler token
         queries_ok = ((tokens >= pairs) & (tokens < pairs + n_keys))[scored]
         if int(tokens.max()) >= vocab or not bool(queries_ok.all()) or not bool((needed.sum(2)[scored] == 1).all()):
             raise ValueError(

@@ -329,17 +329,18 @@ def recall(
     n_keys: int = N_KEYS,
     n_values: int = N_VALUES,
     n_queries: int = N_QUERIES,
+    n_filler: int = 0,
     generator: torch.Generator | None = None,
 ) -> Batch:
     """Multi-query associative recall: key-value pairs first, then queries.
 
     After Zoology's multi-query associative recall (MQAR; Arora et al., 2023,
     "Zoology: Measuring and Improving Recall in Efficient Language Models",
-    section 3.1), with one change. MQAR writes each pair as two tokens,
+    section 3.1), with two changes. MQAR writes each pair as two tokens,
     ``k_1 v_1 k_2 v_2 ...``; here each pair is one token, ``p = k * n_values
     + v``, so the sequence is::
 
-        p_1 p_2 .. p_P   q_1 a_1   q_2 a_2  ..  q_Q a_Q
+        p_1 p_2 .. p_P   f .. f   q_1 a_1   q_2 a_2  ..  q_Q a_Q
 
     with ``P = n_pairs`` distinct keys drawn without replacement from
     ``0 .. n_keys-1``, i.i.d. uniform values, and ``Q = n_queries`` queries
@@ -347,8 +348,11 @@ def recall(
     Query ``q_j`` is the token ``n_keys * n_values + k``, its answer ``a_j``
     the token ``n_keys * n_values + n_keys + v`` of that key's value; the
     target after ``q_j`` is ``a_j``, and only these ``Q`` targets are scored.
-    The vocabulary has ``n_keys * n_values + n_keys + n_values`` ids
-    (``vocab_size("recall")``).
+    Between the pairs and the queries come ``n_filler`` copies of one filler
+    token ``f``, the id ``n_keys * n_values + n_keys + n_values``, which
+    carry no information and move every query ``n_filler`` tokens further
+    from every key. The vocabulary has
+    ``n_keys * n_values + n_keys + n_values + 1`` ids (``vocab_size("recall")``).
 
     Why fused pairs: with two tokens per pair the model must first bind each
     value to the key before it (an induction-style two-layer circuit); at
@@ -359,8 +363,8 @@ def recall(
     pair token of its key and reads the value there. Fusing removes MQAR's
     binding of a value to the key before it, and with it any need for
     position inside the context: the lookup is by content alone. The
-    query-to-key distance grows with ``P``, anywhere from 1 to
-    ``P + 2Q - 2`` tokens, so a recency prior does not help; whether it
+    query-to-key distance runs from ``n_filler + 1`` to
+    ``P + n_filler + 2Q - 2`` tokens, so a recency prior does not help; whether it
     hurts depends on how far the tested lengths reach.
 
     Args:
@@ -369,11 +373,12 @@ def recall(
             keys are distinct, so ``n_keys`` bounds the length).
         n_keys, n_values: sizes of the key and value alphabets (>= 2 each).
         n_queries: queries per sequence (>= 1).
+        n_filler: ``F``, filler tokens between the pairs and the queries (>= 0).
         generator: source of randomness.
 
     Returns:
-        ``Batch`` with inputs of length ``P + 2Q - 1``; ``loss_mask`` is True
-        at the ``Q`` query positions ``P, P + 2, .., P + 2Q - 2``.
+        ``Batch`` with inputs of length ``P + F + 2Q - 1``; ``loss_mask`` is
+        True at the ``Q`` query positions ``P + F, P + F + 2, .., P + F + 2Q - 2``.
 
     Raises:
         TypeError: for a non-integer size or a bad ``generator``.
@@ -384,6 +389,7 @@ def recall(
     n_keys = check_positive_int("n_keys", n_keys)
     n_values = check_positive_int("n_values", n_values)
     n_queries = check_positive_int("n_queries", n_queries)
+    n_filler = check_nonneg_int("n_filler", n_filler)
     if min(n_keys, n_values) < 2:
         raise ValueError(f"n_keys and n_values must be at least 2, got {n_keys} and {n_values}")
     if not n_queries <= n_pairs <= n_keys:
@@ -398,9 +404,10 @@ def recall(
     pair_ids = n_keys * n_values
     queries = keys.gather(1, asked) + pair_ids
     answers = values.gather(1, asked) + pair_ids + n_keys
-    seq = torch.cat((keys * n_values + values, torch.stack((queries, answers), 2).flatten(1)), 1)
+    filler = torch.full((n_seqs, n_filler), pair_ids + n_keys + n_values)
+    seq = torch.cat((keys * n_values + values, filler, torch.stack((queries, answers), 2).flatten(1)), 1)
     mask = torch.zeros(n_seqs, seq.shape[1] - 1, dtype=torch.bool)
-    mask[:, n_pairs::2] = True
+    mask[:, n_pairs + n_filler :: 2] = True
     return Batch(seq[:, :-1], seq[:, 1:], mask)
 
 
@@ -417,7 +424,7 @@ def vocab_size(
     ``"local_sum"`` and ``"fibonacci"``: the tokens are ``0 .. modulus-1``;
     ``"copy"``: the symbols ``0 .. n_symbols-1`` plus ``BOS = n_symbols`` and
     ``SEP = n_symbols + 1``; ``"recall"``: ``n_keys * n_values`` pair tokens,
-    ``n_keys`` query tokens and ``n_values`` answer tokens. With the defaults
+    ``n_keys`` query tokens, ``n_values`` answer tokens and one filler token. With the defaults
     these are the sizes of the batches that ``local_sum``, ``fibonacci_mod``,
     ``copy_task`` and ``recall`` draw with their own defaults
     (``book.experiments.Config.vocab_size`` reads it).
@@ -433,7 +440,7 @@ def vocab_size(
         if check_positive_int(name, value) < 2:
             raise ValueError(f"{name} must be at least 2, got {value}")
     if task == "recall":
-        return n_keys * n_values + n_keys + n_values
+        return n_keys * n_values + n_keys + n_values + 1
     return n_symbols + 2 if task == "copy" else modulus
 
 

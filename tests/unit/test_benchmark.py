@@ -183,7 +183,7 @@ def test_bucket_counts_count_every_causal_pair_of_the_training_inputs():
 
 def test_buckets_in_use_are_the_buckets_of_every_causal_distance():
     """Brute force over the (query, key) pairs; the stored zeros are exactly
-    the buckets no distance of the test inputs maps to (recall's bucket 10)."""
+    the buckets no distance of the test inputs maps to."""
     import json
     from pathlib import Path
 
@@ -197,7 +197,6 @@ def test_buckets_in_use_are_the_buckets_of_every_causal_distance():
         counts = stored["t5_bucket_counts"]["counts"]
         zeros = {k for k, c in enumerate(counts) if c == 0}
         assert zeros == set(range(config.t5_buckets)) - bm.buckets_in_use(config, config.max_len), task
-    assert 10 not in bm.buckets_in_use(bm.benchmark_config("recall"), 1000)  # at no length
     with pytest.raises(ValueError, match="length must be a positive integer"):
         bm.buckets_in_use(bm.benchmark_config("recall"), 0)
     with pytest.raises(TypeError, match="config must be a book.experiments.Config"):

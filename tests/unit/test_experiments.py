@@ -454,10 +454,16 @@ def test_held_out_helpers_refuse_what_is_not_a_config():
 def test_recall_runs_end_to_end_with_its_seeds_one_by_one():
     """Recall's length changes from batch to batch, so run() trains its seeds one by one
     (as copy's): the same curves as train_model; scored by pairs, None below n_queries."""
-    cfg = ex.Config(task="recall", schemes=("rope_nope",), seeds=(0, 1), steps=3, train_len=5, test_len=7, eval_seqs=8)
+    cfg = ex.Config(
+        task="recall", schemes=("rope_nope",), seeds=(0, 1), steps=3, train_len=5, test_len=7, eval_seqs=8, filler_per_pair=2
+    )
     res = ex.run(cfg, workers=1, progress=False)
     for seed in cfg.seeds:
         model, _ = ex.train_model(cfg, "rope_nope", seed)
         curve = res["runs"]["rope_nope"][str(seed)]["curve"]
         assert curve == ex.evaluate(model, cfg, seed) and len(curve) == 7 and curve[:3] == [None] * 3
-    assert cfg.max_len == 7 + 2 * 4 - 1 and cfg.vocab_size == 164
+    assert cfg.max_len == 7 + 2 * 7 + 2 * 4 - 1 and cfg.vocab_size == 165
+    lengths = {b.inputs.shape[1] for b in ex.training_batches(cfg, 0, 40)}
+    assert lengths == {3 * n + 7 for n in range(4, 6)}  # n pairs, 2n filler tokens, 4 queries and answers
+    with pytest.raises(ValueError, match="filler_per_pair"):
+        ex.Config(task="recall", filler_per_pair=-1)

@@ -201,12 +201,32 @@ def test_recall_layout_rule_and_mask():
     assert torch.equal(again.inputs, b.inputs)
 
 
+def test_recall_filler_sits_between_the_pairs_and_the_queries():
+    """n_filler copies of the last id between the pairs and the queries; the
+    rest of the sequence, the rule and the scored targets are unchanged."""
+    K, V, Q, P, F = 12, 3, 3, 7, 11
+    plain = tasks.recall(50, P, n_keys=K, n_values=V, n_queries=Q, generator=gen(4))
+    b = tasks.recall(50, P, n_keys=K, n_values=V, n_queries=Q, n_filler=F, generator=gen(4))
+    assert b.inputs.shape == (50, P + F + 2 * Q - 1)
+    seq, plain_seq = (torch.cat((x.inputs, x.targets[:, -1:]), 1) for x in (b, plain))
+    filler = tasks.vocab_size("recall", n_keys=K, n_values=V) - 1
+    assert filler == K * V + K + V
+    assert bool((seq[:, P : P + F] == filler).all()) and int((seq == filler).sum()) == 50 * F
+    assert torch.equal(torch.cat((seq[:, :P], seq[:, P + F :]), 1), plain_seq)
+    assert torch.equal(b.targets[b.loss_mask], plain.targets[plain.loss_mask])
+    assert b.loss_mask.nonzero()[:, 1].unique().tolist() == list(range(P + F, P + F + 2 * Q - 1, 2))
+    with pytest.raises(ValueError, match="n_filler"):
+        tasks.recall(2, 4, n_filler=-1)
+    with pytest.raises(TypeError, match="n_filler"):
+        tasks.recall(2, 4, n_filler=1.5)
+
+
 def test_recall_uses_every_id_of_its_vocabulary_and_draws_uniformly():
-    b = tasks.recall(4000, 8, generator=gen(3))
+    b = tasks.recall(4000, 8, n_filler=1, generator=gen(3))
     used = torch.cat((b.inputs.flatten(), b.targets.flatten())).unique()
     assert used.tolist() == list(range(tasks.vocab_size("recall")))
-    assert tasks.vocab_size("recall") == 32 * 4 + 32 + 4
-    assert tasks.vocab_size("recall", n_keys=5, n_values=3) == 23
+    assert tasks.vocab_size("recall") == 32 * 4 + 32 + 4 + 1
+    assert tasks.vocab_size("recall", n_keys=5, n_values=3) == 24
     keys = (b.inputs[:, :8] // 4).flatten()
     counts = torch.bincount(keys, minlength=32).double() / len(keys)
     assert float((counts - 1 / 32).abs().max()) < 0.01  # every key equally likely
