@@ -350,7 +350,8 @@ def recall(
     target after ``q_j`` is ``a_j``, and only these ``Q`` targets are scored.
     Between the pairs and the queries come ``n_filler`` copies of one filler
     token ``f``, the id ``n_keys * n_values + n_keys + n_values``, which
-    carry no information and move every query ``n_filler`` tokens further
+    carry no information about keys or values (their count can tell the
+    model how many pairs came before) and move every query ``n_filler`` tokens further
     from every key. The vocabulary has
     ``n_keys * n_values + n_keys + n_values + 1`` ids (``vocab_size("recall")``).
 
