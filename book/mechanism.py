@@ -26,7 +26,7 @@ import torch
 
 from ._validate import check_nonneg_int, check_positive_int
 from .models import TinyTransformer, accuracy_by_position
-from .tasks import Batch
+from .tasks import Batch, vocab_size
 
 __all__ = ["attention_on_offsets", "needed_keys", "weight_on_needed", "attention_on_needed", "head_ablation"]
 
@@ -129,7 +129,7 @@ def needed_keys(
         key_of = torch.where(is_pair, tokens // n_values, -1)  # (b, n): the key of each pair token
         asked = torch.where(tokens >= pairs, tokens - pairs, -2)  # the key each query asks for
         needed = (key_of[:, None, :] == asked[:, :, None]) & is_pair[:, None, :]
-        vocab = pairs + n_keys + n_values + 1  # with the filler token
+        vocab = vocab_size("recall", n_keys=n_keys, n_values=n_values)  # pairs, queries, answers, filler
         queries_ok = ((tokens >= pairs) & (tokens < pairs + n_keys))[scored]
         if int(tokens.max()) >= vocab or not bool(queries_ok.all()) or not bool((needed.sum(2)[scored] == 1).all()):
             raise ValueError(
