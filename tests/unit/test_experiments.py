@@ -455,7 +455,14 @@ def test_recall_runs_end_to_end_with_its_seeds_one_by_one():
     """Recall's length changes from batch to batch, so run() trains its seeds one by one
     (as copy's): the same curves as train_model; scored by pairs, None below n_queries."""
     cfg = ex.Config(
-        task="recall", schemes=("rope_nope",), seeds=(0, 1), steps=3, train_len=5, test_len=7, eval_seqs=8, filler_per_pair=2
+        task="recall",
+        schemes=("rope_nope",),
+        seeds=(0, 1),
+        steps=3,
+        train_len=5,
+        test_len=7,
+        eval_seqs=8,
+        filler_per_pair=2,
     )
     res = ex.run(cfg, workers=1, progress=False)
     for seed in cfg.seeds:
