@@ -476,6 +476,7 @@ def reader_edition(
         if figure.get("name"):
             number = index.targets[figure["name"]].text
             caption = conv.inline(conv.markdown(figure.get("caption", "")))
+            figure["caption"] = caption  # the metadata keeps no MyST either
             cells.append(
                 nbformat.v4.new_markdown_cell(  # a stable id: editions stay reproducible
                     f'<a id="{figure["name"]}"></a>\n\n**{number}.** {caption}', id=f"caption-{figure['name']}"[:64]

@@ -58,6 +58,10 @@ def test_reader_edition_has_no_myst_and_keeps_code_and_outputs(readers, path):
     original = nbformat.read(path, as_version=4)
     left = [(p, m.group(0)) for p in editions.MYST_PATTERNS for m in re.finditer(p, markdown_of(nb), flags=re.M)]
     assert not left, f"MyST left in the reader edition: {left[:5]}"
+    # nor in cell metadata: a figure's caption stays there for whoever reads it
+    captions = "\n".join(c.metadata.get("mystnb", {}).get("figure", {}).get("caption", "") for c in nb.cells)
+    left = [(p, m.group(0)) for p in editions.MYST_PATTERNS for m in re.finditer(p, captions, flags=re.M)]
+    assert not left, f"MyST left in a figure caption's metadata: {left[:5]}"
     code = [(c.source, c.outputs) for c in nb.cells if c.cell_type == "code"]
     assert code == [
         (c.source, c.outputs)
