@@ -9,6 +9,8 @@ the targets that the task's rule determines. Tokens are drawn from a
 
 from __future__ import annotations
 
+from fractions import Fraction
+from math import factorial
 from typing import Callable, NamedTuple, Sequence
 
 import torch
@@ -22,6 +24,7 @@ __all__ = [
     "fibonacci_split",
     "training_inputs",
     "copy_task",
+    "copy_order_free_accuracy",
     "recall",
     "MODULUS",
     "N_SYMBOLS",
@@ -320,6 +323,57 @@ def copy_task(
     mask = torch.zeros(n_seqs, 2 * n + 1, dtype=torch.bool)
     mask[:, n + 1 :] = True  # targets n+1 .. 2n are seq[n+2 ..], the copy
     return Batch(seq[:, :-1], seq[:, 1:], mask)
+
+
+def copy_order_free_accuracy(n_tokens: int, *, n_symbols: int = N_SYMBOLS) -> float:
+    """The copy score of the best guess that ignores order: a floor for ``copy_task``.
+
+    Scored teacher-forced, the ``j``-th output of a copy comes after the
+    input and the first ``j - 1`` symbols of the copy. A predictor that knows
+    which symbols the input holds and which the copy holds so far, but not
+    their order, knows the multiset of the ``r = n - j + 1`` symbols still to
+    copy; the next one is any of them with equal probability (the symbols are
+    i.i.d.), so its best guess is the most common one and is right with
+    probability ``M_r / r``, where ``M_r`` is the largest count among ``r``
+    uniform draws from ``n_symbols`` symbols.
+    Averaged over the ``n`` outputs, the expected fraction of symbols right is
+
+        floor(n) = (1 / n) * sum_{r=1}^{n} E[M_r] / r,
+
+    computed exactly, with ``P(M_r <= m) = r! / K^r * [t^r] (sum_{i<=m}
+    t^i / i!)^K`` (the multinomial count, ``K = n_symbols``). Uniform
+    guessing scores ``1 / K``; this floor is higher (1 at ``n = 1``). A
+    score above it needs order; it does not by itself show copying by
+    position.
+
+    Args:
+        n_tokens: ``n``, the number of symbols to copy (>= 1).
+        n_symbols: ``K``, the size of the symbol alphabet (>= 2).
+
+    Returns:
+        The floor, a fraction in ``(1 / K, 1]``.
+    """
+    n = check_positive_int("n_tokens", n_tokens)
+    k = check_positive_int("n_symbols", n_symbols)
+    if k < 2:
+        raise ValueError(f"n_symbols must be at least 2, got {k}")
+
+    def at_most(m: int, r: int) -> Fraction:  # P(M_r <= m)
+        poly = [Fraction(1)]  # coefficients of (sum_{i<=m} t^i / i!)^k, up to t^r
+        term = [Fraction(1, factorial(i)) for i in range(min(m, r) + 1)]
+        for _ in range(k):
+            poly = [
+                sum((poly[a] * term[d - a] for a in range(len(poly)) if 0 <= d - a < len(term)), Fraction(0))
+                for d in range(min(len(poly) + len(term) - 1, r + 1))
+            ]
+        coef = poly[r] if r < len(poly) else Fraction(0)
+        return coef * factorial(r) / Fraction(k) ** r
+
+    total = Fraction(0)
+    for r in range(1, n + 1):
+        expected_max = sum((1 - at_most(m, r) for m in range(r)), Fraction(0))  # E[M] = sum P(M > m)
+        total += expected_max / r
+    return float(total / n)
 
 
 def recall(

@@ -119,6 +119,26 @@ def test_copy_task_layout_and_mask():
         assert b.loss_mask[:, n + j].all() and torch.equal(b.targets[:, n + j], b.inputs[:, j])
 
 
+def test_copy_order_free_floor_is_what_a_bag_of_symbols_guess_scores():
+    # small cases by hand: one symbol is always right; two of two symbols
+    assert tasks.copy_order_free_accuracy(1) == 1.0
+    assert tasks.copy_order_free_accuracy(2, n_symbols=2) == pytest.approx((1 + 0.75) / 2)
+    assert tasks.copy_order_free_accuracy(2) == pytest.approx((1 + 0.55) / 2)  # pair repeats 1 in 10
+    # and against the guess itself on copy_task's data: at each output, the most
+    # common symbol not yet copied (ties split), scored on the true next symbol
+    n, k = 9, 10
+    b = tasks.copy_task(4000, n, n_symbols=k, generator=gen(5))
+    x = b.targets[b.loss_mask].view(-1, n)  # the symbols to copy, in order
+    right = torch.zeros(())
+    for j in range(n):
+        left = torch.nn.functional.one_hot(x[:, j:], k).sum(1)  # counts still to copy
+        best = left == left.max(1, keepdim=True).values
+        right += (best.gather(1, x[:, j : j + 1]).squeeze(1) / best.sum(1)).mean()
+    assert float(right / n) == pytest.approx(tasks.copy_order_free_accuracy(n, n_symbols=k), abs=0.01)
+    floors = [tasks.copy_order_free_accuracy(m) for m in range(1, 22)]
+    assert all(a > b_ > 0.1 for a, b_ in zip(floors, floors[1:]))  # falls with n, above 1 / 10
+
+
 def test_local_sum_follows_its_rule():
     b = tasks.local_sum(50, 20, offsets=(0, 2, 5), modulus=7, generator=gen(3))
     x = b.inputs
@@ -161,6 +181,9 @@ def test_local_sum_follows_its_rule():
         (lambda: tasks.training_inputs(lambda g: None, 0, seed=0), ValueError, "steps must be a positive integer"),
         (lambda: tasks.copy_task(2, 0), ValueError, "n_tokens must be a positive integer"),
         (lambda: tasks.copy_task(2, 3, n_symbols=1), ValueError, "n_symbols must be at least 2"),
+        (lambda: tasks.copy_order_free_accuracy(0), ValueError, "n_tokens must be a positive integer"),
+        (lambda: tasks.copy_order_free_accuracy(3, n_symbols=1), ValueError, "n_symbols must be at least 2"),
+        (lambda: tasks.copy_order_free_accuracy(3.0), TypeError, "n_tokens must be an integer"),
         (lambda: tasks.recall(2, 3), ValueError, r"n_pairs must be between n_queries \(4\) and n_keys \(32\)"),
         (lambda: tasks.recall(2, 33), ValueError, "n_pairs must be between"),
         (lambda: tasks.recall(2, 4, n_values=1), ValueError, "n_keys and n_values must be at least 2"),
