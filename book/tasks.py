@@ -10,7 +10,7 @@ the targets that the task's rule determines. Tokens are drawn from a
 from __future__ import annotations
 
 from fractions import Fraction
-from math import factorial
+from math import comb
 from typing import Callable, NamedTuple, Sequence
 
 import torch
@@ -326,7 +326,7 @@ def copy_task(
 
 
 def copy_order_free_accuracy(n_tokens: int, *, n_symbols: int = N_SYMBOLS) -> float:
-    """The copy score of the best guess that ignores order: a floor for ``copy_task``.
+    """The copy score of the best guess that ignores order: the bar a copy must clear.
 
     Scored teacher-forced, the ``j``-th output of a copy comes after the
     input and the first ``j - 1`` symbols of the copy. A predictor that knows
@@ -335,45 +335,39 @@ def copy_order_free_accuracy(n_tokens: int, *, n_symbols: int = N_SYMBOLS) -> fl
     copy; the next one is any of them with equal probability (the symbols are
     i.i.d.), so its best guess is the most common one and is right with
     probability ``M_r / r``, where ``M_r`` is the largest count among ``r``
-    uniform draws from ``n_symbols`` symbols.
-    Averaged over the ``n`` outputs, the expected fraction of symbols right is
+    uniform draws from ``n_symbols`` symbols. Averaged over the ``n``
+    outputs, the expected fraction of symbols right is
 
-        floor(n) = (1 / n) * sum_{r=1}^{n} E[M_r] / r,
+        score(n) = (1 / n) * sum_{r=1}^{n} E[M_r] / r,
 
-    computed exactly, with ``P(M_r <= m) = r! / K^r * [t^r] (sum_{i<=m}
-    t^i / i!)^K`` (the multinomial count, ``K = n_symbols``). Uniform
-    guessing scores ``1 / K``; this floor is higher (1 at ``n = 1``). A
-    score above it needs order; it does not by itself show copying by
-    position.
+    computed exactly, with ``E[M_r] = sum_{m<r} P(M_r > m)`` and
+    ``P(M_r <= m) = W_m(r) / K^r``, where ``W_m(r)`` counts the sequences of
+    ``r`` symbols from ``K = n_symbols`` in which no symbol occurs more than
+    ``m`` times (built symbol by symbol: ``sum_c C(r, c) W'(r - c)``, the
+    multinomial count). Uniform guessing scores ``1 / K``; this score is
+    higher (1 at ``n = 1``). A copy score below it does not show copying by
+    position; one above it needs order, and does not by itself show copying
+    by position either.
 
     Args:
         n_tokens: ``n``, the number of symbols to copy (>= 1).
         n_symbols: ``K``, the size of the symbol alphabet (>= 2).
 
     Returns:
-        The floor, a fraction in ``(1 / K, 1]``.
+        The score, a fraction in ``(1 / K, 1]``.
     """
     n = check_positive_int("n_tokens", n_tokens)
     k = check_positive_int("n_symbols", n_symbols)
     if k < 2:
         raise ValueError(f"n_symbols must be at least 2, got {k}")
-
-    def at_most(m: int, r: int) -> Fraction:  # P(M_r <= m)
-        poly = [Fraction(1)]  # coefficients of (sum_{i<=m} t^i / i!)^k, up to t^r
-        term = [Fraction(1, factorial(i)) for i in range(min(m, r) + 1)]
+    expected_max = [Fraction(0)] * (n + 1)  # E[M_r], r = 0..n
+    for m in range(n):
+        ways = [1] + [0] * n  # W_m(r) over no symbols: only the empty sequence
         for _ in range(k):
-            poly = [
-                sum((poly[a] * term[d - a] for a in range(len(poly)) if 0 <= d - a < len(term)), Fraction(0))
-                for d in range(min(len(poly) + len(term) - 1, r + 1))
-            ]
-        coef = poly[r] if r < len(poly) else Fraction(0)
-        return coef * factorial(r) / Fraction(k) ** r
-
-    total = Fraction(0)
-    for r in range(1, n + 1):
-        expected_max = sum((1 - at_most(m, r) for m in range(r)), Fraction(0))  # E[M] = sum P(M > m)
-        total += expected_max / r
-    return float(total / n)
+            ways = [sum(comb(r, c) * ways[r - c] for c in range(min(m, r) + 1)) for r in range(n + 1)]
+        for r in range(m + 1, n + 1):
+            expected_max[r] += 1 - Fraction(ways[r], k**r)  # P(M_r > m)
+    return float(sum(expected_max[r] / r for r in range(1, n + 1)) / n)
 
 
 def recall(

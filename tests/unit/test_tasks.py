@@ -139,6 +139,20 @@ def test_copy_order_free_floor_is_what_a_bag_of_symbols_guess_scores():
     assert all(a > b_ > 0.1 for a, b_ in zip(floors, floors[1:]))  # falls with n, above 1 / 10
 
 
+def test_copy_order_free_score_equals_enumerating_every_sequence():
+    # exact, by brute force: every sequence of n symbols from k, and at each
+    # output the guess's chance, the top count over the count still to copy
+    from fractions import Fraction
+    from itertools import product
+
+    for n, k in ((3, 2), (4, 3), (5, 3), (4, 4)):
+        total = Fraction(0)
+        for seq in product(range(k), repeat=n):
+            total += sum(Fraction(max(seq[j:].count(s) for s in range(k)), n - j) for j in range(n))
+        exact = total / (n * k**n)
+        assert tasks.copy_order_free_accuracy(n, n_symbols=k) == pytest.approx(float(exact), abs=1e-12)
+
+
 def test_local_sum_follows_its_rule():
     b = tasks.local_sum(50, 20, offsets=(0, 2, 5), modulus=7, generator=gen(3))
     x = b.inputs
