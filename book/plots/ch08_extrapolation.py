@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..tasks import copy_order_free_accuracy
 from ._common import _new_figure
 from .style import OKABE_ITO
 
@@ -44,7 +45,10 @@ def experiment_curves(
     worst to the best seed; ``seeds="lines"`` draws every seed. A dotted line
     marks the training length; ``chance=True`` adds a dashed line at chance:
     a uniform guess among the ten digits or symbols (1/10), or among
-    ``recall``'s values (1/4); none for whole copies.
+    ``recall``'s values (1/4); none for whole copies. On ``copy`` scored by
+    symbols it also adds a dash-dot line, "order-free guess", at every ``n``:
+    the score of the best guess that ignores order,
+    ``book.tasks.copy_order_free_accuracy(n)``.
 
     Raises:
         ValueError: for ``seeds`` other than ``"band"``/``"lines"``, or a
@@ -76,6 +80,10 @@ def experiment_curves(
     if chance and not whole:
         level = 1 / config.get("n_values", 4) if config["task"] == "recall" else 0.1
         ax.axhline(level, color="k", ls="--", lw=1, label=f"chance (1/{round(1 / level)})")
+        if config["task"] == "copy":
+            sizes = np.arange(1, len(next(iter(runs[schemes[0]].values()))["curve"]) + 1)
+            guess = [copy_order_free_accuracy(int(k)) for k in sizes]
+            ax.plot(sizes, guess, color="k", ls="-.", lw=1, label="order-free guess")
     xlabel = {"copy": "symbols to copy, n", "recall": "key-value pairs, n"}.get(
         config["task"], "position in the test input"
     )

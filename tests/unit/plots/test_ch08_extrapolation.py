@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from book import plots
+from book import plots, tasks
 
 FAKE = {
     "config": {"task": "fibonacci", "train_len": 3},
@@ -85,6 +85,23 @@ def test_experiment_curves_of_the_benchmark_tasks_name_their_unit_and_chance():
         assert [k for k in lines if k.startswith("chance")] == ([chance] if chance else [])
         if chance:
             assert lines[chance].get_ydata()[0] == (0.25 if results is recall else 0.1)
+        guess = [k for k in lines if k == "order-free guess"]
+        assert guess == (["order-free guess"] if results is symbols else [])
+    plt.close("all")
+
+
+def test_experiment_curves_draw_copys_order_free_guess_at_every_n():
+    """The guess that ignores order: 1 at n = 1, then the exact score, above chance."""
+    symbols = {"config": {"task": "copy", "train_len": 2, "copy_score": "symbols"}, "runs": COPY["runs"]}
+    fig, ax = plt.subplots()
+    plots.experiment_curves(ax, symbols, chance=True)
+    (line,) = [k for k in ax.get_lines() if k.get_label() == "order-free guess"]
+    assert list(line.get_xdata()) == [1, 2, 3]
+    assert list(line.get_ydata()) == pytest.approx([1.0, (1 + 0.55) / 2, tasks.copy_order_free_accuracy(3)])
+    assert all(y > 0.1 for y in line.get_ydata())
+    fig, ax = plt.subplots()
+    plots.experiment_curves(ax, symbols)  # no chance, no guess either
+    assert "order-free guess" not in [k.get_label() for k in ax.get_lines()]
     plt.close("all")
 
 
