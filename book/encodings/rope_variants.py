@@ -44,8 +44,10 @@ def proportional_frequencies(d_model: int, *, fraction: float, base: float = 100
     ``apply_rope`` unrotated). GPT-NeoX's partial rotary
     (``apply_partial_rope``) is a different spectrum: it rotates the first
     ``r = fraction * d`` features with ``base^(-2i/r)``, spreading the whole
-    range from 1 down to about ``1/base`` over its ``r/2`` pairs, whereas p-RoPE's
-    slowest turning pair has ``base^(-2(k-1)/d)``, about ``base^(-fraction)``.
+    range from 1 down to ``base^(-(r-2)/r)`` over its ``r/2`` pairs, whereas
+    p-RoPE's slowest turning pair has ``base^(-2(k-1)/d)``, about
+    ``base^(-fraction)``: for ``d = 64``, ``fraction = 0.25`` and base 10000,
+    ``10000^(-0.875)`` against ``10000^(-0.22)``.
 
     This is transformers' rope type ``"proportional"``
     (``_compute_proportional_rope_parameters`` in ``modeling_rope_utils.py``,

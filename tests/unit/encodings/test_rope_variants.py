@@ -388,3 +388,22 @@ def test_mrope_angles_work_with_apply_rope_cached_in_both_layouts():
     interleaved = enc.apply_rope_cached(x[:, torch.argsort(perm)], angles.cos(), angles.sin())
     torch.testing.assert_close(interleaved[:, perm], half, rtol=1e-12, atol=1e-12)
     assert math.isclose(float(angles[5, 3]), float(ids[1, 5]) * 10000.0 ** (-6 / 16), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_mrope_scores_depend_only_on_the_three_offsets(interleaved):
+    """Shifting a query's and a key's (time, height, width) ids by the same vector keeps
+    their score; changing only the height offset changes it."""
+    d, sections = 32, (6, 5, 5)
+    g = torch.Generator().manual_seed(4)
+    q, k = torch.randn(2, 1, d, dtype=torch.float64, generator=g)
+
+    def score(q_ids, k_ids):
+        angles = enc.mrope_angles(torch.tensor([q_ids, k_ids]).T, d, sections, interleaved=interleaved)
+        q_rot = enc.apply_rope_cached(q, angles[:1].cos(), angles[:1].sin())
+        k_rot = enc.apply_rope_cached(k, angles[1:].cos(), angles[1:].sin())
+        return float((q_rot * k_rot).sum())
+
+    base_score = score([7, 3, 5], [4, 1, 1])
+    assert score([107, 23, 9], [104, 21, 5]) == pytest.approx(base_score, rel=1e-9)
+    assert abs(score([7, 4, 5], [4, 1, 1]) - base_score) > 1e-3
