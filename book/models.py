@@ -224,9 +224,10 @@ class TinyTransformer(nn.Module):
         with its ``scale`` and ``original_max_len``: the model then uses that
         rule's frequencies for its head width (base 10000) and multiplies
         queries and keys by the rule's attention factor after the rotation
-        (YaRN's ``sqrt(1/t)``). Or pass ``freqs`` (and ``attention_factor``)
-        directly, e.g. from ``book.scaling.yarn_frequencies`` with other
-        thresholds. With neither, RoPE's own ``10000^(-2i/h)`` is restored.
+        (YaRN's ``sqrt(1/t)``, LongRoPE's ``sqrt(1 + ln s / ln L)``). Or
+        pass ``freqs`` (and ``attention_factor``) directly, e.g. from
+        ``book.scaling.yarn_frequencies`` with other thresholds. With
+        neither, RoPE's own ``10000^(-2i/h)`` is restored.
 
         Raises:
             ValueError: if the model is not a RoPE model; ``freqs`` does not

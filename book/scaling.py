@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Sequence
 
 import torch
 
@@ -31,6 +32,7 @@ __all__ = [
     "yarn_frequencies",
     "yarn_ramp",
     "llama3_frequencies",
+    "longrope_frequencies",
     "turned_pairs",
     "RULES",
     "TRANSFORMERS_ROPE_TYPES",
@@ -275,6 +277,120 @@ def llama3_frequencies(
     return (1 - smooth) * theta / factor + smooth * theta
 
 
+def _check_factors(name: str, factors: object, pairs: int) -> torch.Tensor:
+    """LongRoPE's rescale factors as a float64 tensor of ``pairs`` finite numbers > 0."""
+    if isinstance(factors, torch.Tensor):
+        values = factors.detach().cpu()
+        if values.dtype == torch.bool or values.is_complex() or values.dim() != 1:
+            raise TypeError(
+                f"{name} must be a sequence or 1-D real tensor of numbers, got a tensor {values.dtype} "
+                f"of shape {tuple(values.shape)}"
+            )
+        values = values.to(torch.float64)
+    else:
+        if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence):
+            raise TypeError(f"{name} must be a sequence of numbers (one per pair), got {type(factors).__name__}")
+        values = torch.tensor([check_real(f"{name}[{i}]", f) for i, f in enumerate(factors)], dtype=torch.float64)
+    if values.shape != (pairs,):
+        raise ValueError(f"{name} must have one factor per pair, d_model // 2 = {pairs}, got {values.numel()}")
+    if not (torch.isfinite(values) & (values > 0)).all():
+        raise ValueError(f"{name} must hold finite numbers > 0 (each divides a frequency), got {values.tolist()}")
+    return values
+
+
+def _longrope_attention_factor(scale: float, original_max_len: int) -> float:
+    """``sqrt(1 + ln s / ln L)`` for ``s > 1``, else 1 (LongRoPE's attention factor)."""
+    if scale <= 1.0:
+        return 1.0
+    if original_max_len < 2:
+        raise ValueError(
+            f"original_max_len must be at least 2 for LongRoPE's attention factor (it divides by ln L), "
+            f"got {original_max_len}"
+        )
+    return math.sqrt(1 + math.log(scale) / math.log(original_max_len))
+
+
+def longrope_frequencies(
+    d_model: int,
+    *,
+    base: float,
+    short_factor: Sequence[float] | torch.Tensor,
+    long_factor: Sequence[float] | torch.Tensor,
+    original_max_len: int,
+    max_len: int,
+    seq_len: int | None = None,
+) -> tuple[torch.Tensor, float]:
+    """LongRoPE (Ding et al., 2024): one rescale factor per pair, a short set and
+    a long set, switched at the original length, and an attention factor.
+
+    Equation, with ``lambda_i`` the factors of the set in use and ``L = original_max_len``::
+
+        theta'_i = theta_i / lambda_i            (theta_i = base^(-2i/d))
+        lambda = long_factor   if seq_len > L,   else short_factor
+        attention_factor = sqrt(1 + ln s / ln L) if s = max_len / L > 1,   else 1
+
+    The factors are not a formula of ``s``: LongRoPE finds them by a search
+    for each model, and a model's config lists them (``rope_parameters``'
+    ``short_factor`` and ``long_factor`` in transformers). The abstract of Ding
+    et al. (2024, "LongRoPE: Extending LLM Context Window Beyond 2 Million
+    Tokens", arXiv 2402.13753) names an efficient search that exploits
+    non-uniformities in positional interpolation, and a readjustment on 8k
+    length to recover the short context window's performance; in
+    transformers, inputs within ``L`` use the short set. The attention factor
+    depends on ``max_len`` only, so short inputs get it too; it is the default
+    ``"su"`` policy (``_calc_mscale_su``) of microsoft/LongRoPE's
+    ``rope/longrope.py``.
+
+    This is transformers' rope type ``"longrope"``
+    (``_compute_longrope_parameters`` in ``modeling_rope_utils.py``,
+    transformers 5.24.0) as ``Phi3Config`` sets it up (its old rope types
+    ``"su"`` and ``"yarn"`` become ``"longrope"``): no ``factor`` or
+    ``attention_factor`` in ``rope_parameters``, so that ``s`` is
+    ``max_position_embeddings / original_max_position_embeddings``, the
+    ratio that the function's own comment says Phi-3 uses. Its
+    ``seq_len`` picks the long set only when given and larger than ``L``
+    (the model's forward passes ``max(position_ids) + 1``, see
+    ``dynamic_rope_update``), as here. transformers computes in float32, the
+    book in float64. With ``partial_rotary_factor < 1`` transformers forms the
+    frequencies over the rotated width, which is ``d_model`` here.
+
+    Args:
+        d_model: the rotated width ``d`` (head width), positive and even.
+        base: RoPE's base (> 1).
+        short_factor, long_factor: ``d/2`` finite factors > 0 each (sequence
+            or 1-D tensor); ``lambda_i = 1`` keeps pair ``i``, ``lambda_i = s``
+            interpolates it like PI.
+        original_max_len: the trained length ``L`` (>= 2 when ``max_len > L``).
+        max_len: the extended length ``L'`` (>= ``L``); it sets ``s = L' / L``.
+        seq_len: the current input length; ``None`` (or ``<= L``) uses the short set.
+
+    Returns:
+        ``(frequencies, attention_factor)``: float64 ``(d/2,)`` and a float
+        that multiplies queries and keys (transformers scales cos and sin by it).
+
+    Raises:
+        TypeError: for non-integer lengths or non-numeric factors.
+        ValueError: for a bad ``d_model`` or ``base``, factors of the wrong
+            length or not finite and > 0, non-positive lengths, ``max_len <
+            original_max_len``, or ``original_max_len = 1`` with ``max_len > 1``.
+    """
+    d_model = check_even("d_model", d_model)
+    theta = frequencies(d_model, base=base)
+    short = _check_factors("short_factor", short_factor, d_model // 2)
+    long = _check_factors("long_factor", long_factor, d_model // 2)
+    original_max_len = check_positive_int("original_max_len", original_max_len)
+    max_len = check_positive_int("max_len", max_len)
+    if max_len < original_max_len:
+        raise ValueError(
+            f"max_len must be >= original_max_len = {original_max_len} (LongRoPE extends the context), got {max_len}"
+        )
+    if seq_len is not None:
+        seq_len = check_positive_int("seq_len", seq_len)
+    attention_factor = _longrope_attention_factor(max_len / original_max_len, original_max_len)
+    factors = long if seq_len is not None and seq_len > original_max_len else short
+    return theta / factors, attention_factor
+
+
 # --- one registry, in the shape of transformers' ROPE_INIT_FUNCTIONS ---------
 
 Rule = Callable[..., tuple[torch.Tensor, float]]
@@ -328,27 +444,60 @@ def _llama31(d_model: int, *, scale: float, original_max_len: int, base: float =
     return llama3_frequencies(d_model, base=base, factor=scale, original_max_len=original_max_len), 1.0
 
 
+def _longrope(d_model: int, *, scale: float, original_max_len: int, base: float = 10000.0):
+    """LongRoPE at ``L' = s L`` with the factors its search starts from (see ``RULES``)."""
+    scale = _check_scale(scale)
+    gamma = yarn_ramp(d_model, original_max_len=original_max_len, base=base)  # alpha = 1, beta = 32, the code's ramp
+    theta = frequencies(d_model, base=base)
+    if scale == 1.0:  # L' = L: the short set, all 1
+        return theta, 1.0
+    factors = scale * (1 - gamma) + gamma
+    return theta / factors, _longrope_attention_factor(scale, original_max_len)
+
+
 RULES: dict[str, Rule] = {
     "unchanged": _unchanged,
     "PI": _pi,
     "NTK-aware": _ntk,
     "YaRN": _yarn,
     "Llama 3.1": _llama31,
+    "LongRoPE": _longrope,
 }
 """Rule name -> ``f(d_model, *, scale, original_max_len, base=10000.0)``
 returning ``(frequencies, attention_factor)`` (float64 ``(d/2,)`` and a float
-that multiplies queries and keys). Each rule runs with its library defaults
-(YaRN: the code's ramp, alpha = 1, beta = 32; Llama 3.1: low 1, high 4 and
-``factor = scale``). ``"unchanged"`` is RoPE itself (transformers'
-``"default"``). Dynamic NTK is not a fixed rule (its scale follows the input
-length); at length ``n = s L`` its book form equals ``"NTK-aware"`` at ``s``."""
+that multiplies queries and keys) for a context ``L' = s L``. Each rule runs
+with its library defaults (YaRN: the code's ramp, alpha = 1, beta = 32; Llama
+3.1: low 1, high 4 and ``factor = scale``). ``"unchanged"`` is RoPE itself
+(transformers' ``"default"``). Dynamic NTK is not a fixed rule (its scale
+follows the input length); at length ``n = s L`` its book form equals
+``"NTK-aware"`` at ``s``.
+
+``"LongRoPE"`` needs factors that a search finds for each model, which a rule
+of ``s`` alone cannot know. Its entry uses the factors that
+microsoft/LongRoPE's search starts from when given none
+(``evolution/search.py``, with its Llama settings ``beta_fast = 32``,
+``beta_slow = 1``): YaRN's blend weight ``gamma_i`` (``yarn_ramp``) applied to
+the factor instead of the frequency, ``lambda_i = s (1 - gamma_i) +
+gamma_i``, so pairs that YaRN keeps keep their frequency (``lambda_i = 1``)
+and pairs that YaRN interpolates are divided by ``s``, but a blended pair gets
+``theta_i / lambda_i``, not YaRN's ``(1 - gamma_i) theta_i / s + gamma_i
+theta_i``. Then ``longrope_frequencies`` with these long factors, short
+factors all 1, ``max_len = s L`` and ``seq_len = s L``: the long set for ``s >
+1`` with the attention factor ``sqrt(1 + ln s / ln L)``, RoPE unchanged for
+``s = 1``. A released model's searched factors differ; pass them to
+``longrope_frequencies``."""
 
 TRANSFORMERS_ROPE_TYPES: dict[str, str] = {
     "unchanged": "default",
     "PI": "linear",
     "YaRN": "yarn",
     "Llama 3.1": "llama3",
+    "LongRoPE": "longrope",
 }
 """The ``rope_type`` of transformers' ``ROPE_INIT_FUNCTIONS`` that computes the
 same as each rule of ``RULES`` (NTK-aware has none: it is ``"dynamic"`` at
-``n = s L`` with factor 1, or a plain change of ``rope_theta``)."""
+``n = s L`` with factor 1, or a plain change of ``rope_theta``; ``"LongRoPE"``
+is ``"longrope"`` given the rule's factors). transformers' other types are
+``"dynamic"`` (``dynamic_ntk_frequencies``, ``form="transformers"``) and
+``"proportional"`` (``book.encodings.proportional_frequencies``), which
+changes which pairs turn rather than stretching the context."""

@@ -26,7 +26,8 @@ Conventions used throughout the book (each is tested):
   Llama in Hugging Face transformers ("rotate_half").
 
 The package has one module per scheme: ``sinusoidal``, ``learned``, ``rope``,
-``alibi`` and ``t5``; ``relative`` holds the family of relative biases that T5's
+``alibi`` and ``t5``; ``rope_variants`` holds RoPE as recent models vary it
+(p-RoPE's frequencies, M-RoPE's angles); ``relative`` holds the family of relative biases that T5's
 buckets and ALiBi belong to (Shaw et al., 2018), and ``sinusoidal_geometry`` the
 properties of the sinusoidal encoding that chapters 2 and 3 derive. Everything
 public is re-exported here: ``from book import encodings; encodings.apply_rope(...)``.
@@ -47,6 +48,7 @@ from .rope import (
     rope_expected_score,
     rope_layout_permutation,
 )
+from .rope_variants import mrope_angles, proportional_frequencies
 from .sinusoidal import frequencies, layout_permutation, rotation_matrix, sinusoidal, sinusoidal_at
 from .sinusoidal_geometry import cosine_integral, dot_by_offset, shift_fit_residual, step_norm_squared
 from .t5 import t5_bias_values, t5_relative_bucket
@@ -64,6 +66,8 @@ __all__ = [
     "apply_rope",
     "apply_partial_rope",
     "rope_expected_score",
+    "proportional_frequencies",
+    "mrope_angles",
     "alibi_slopes",
     "alibi_bias",
     "alibi_bias_values",

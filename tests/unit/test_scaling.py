@@ -170,6 +170,113 @@ def test_llama3_three_bands():
     assert torch.all(ratio.diff() <= 1e-15)
 
 
+def longrope_start_factors(s: float, L: int, base: float = BASE, d: int = D) -> list[float]:
+    """microsoft/LongRoPE's evolution/search.py with no initial factors given:
+    YaRN's mask (its rope/yarn.py, beta_fast 32, beta_slow 1) blending the
+    factors s (interpolate) and 1 (keep), pair by pair."""
+
+    def correction_dim(rotations):
+        return (d * math.log(L / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(correction_dim(32)), 0)
+    high = min(math.ceil(correction_dim(1)), d - 1)
+    if low == high:
+        high += 0.001
+    mask = [1 - min(max((i - low) / (high - low), 0.0), 1.0) for i in range(d // 2)]
+    return [s * (1 - m) + 1.0 * m for m in mask]
+
+
+LONG = [1.0 + 0.25 * i for i in range(D // 2)]  # rising, as LongRoPE's searched factors are
+SHORT = [1.0 + 0.01 * (i % 3) for i in range(D // 2)]
+
+
+@pytest.mark.parametrize("seq_len, use_long", [(None, False), (1, False), (4096, False), (4097, True), (16384, True)])
+def test_longrope_divides_each_frequency_by_its_factor_and_switches_at_L(seq_len, use_long):
+    freqs, factor = scaling.longrope_frequencies(
+        D, base=BASE, short_factor=SHORT, long_factor=LONG, original_max_len=4096, max_len=16384, seq_len=seq_len
+    )
+    chosen = LONG if use_long else SHORT
+    assert as_list(freqs) == pytest.approx([theta(i) / chosen[i] for i in range(D // 2)], rel=1e-15)
+    # the attention factor follows max_len only: short inputs get it too
+    assert factor == pytest.approx(math.sqrt(1 + math.log(4) / math.log(4096)), rel=1e-15)
+
+
+def test_longrope_takes_tensors_and_has_no_attention_factor_without_extension():
+    freqs, factor = scaling.longrope_frequencies(
+        16,
+        base=500.0,
+        short_factor=torch.ones(8),
+        long_factor=torch.full((8,), 2.0, dtype=torch.float64),
+        original_max_len=64,
+        max_len=64,
+        seq_len=65,
+    )
+    assert factor == 1.0  # s = 1
+    torch.testing.assert_close(freqs, scaling.pi_frequencies(16, scale=2.0, base=500.0), rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("s, L", [(4.0, 2048), (8.0, 32), (16.0, 4096), (1.0, 2048)])
+def test_longrope_rule_is_longrope_from_its_searchs_starting_factors(s, L):
+    """The registry's LongRoPE: YaRN's weight blends the factors, not the frequencies."""
+    freqs, factor = scaling.RULES["LongRoPE"](D, scale=s, original_max_len=L)
+    want = (
+        [theta(i) / f for i, f in enumerate(longrope_start_factors(s, L))]
+        if s > 1
+        else [theta(i) for i in range(D // 2)]
+    )
+    assert as_list(freqs) == pytest.approx(want, rel=1e-12)
+    assert factor == (math.sqrt(1 + math.log(s) / math.log(L)) if s > 1 else 1.0)
+    yarn, _ = scaling.RULES["YaRN"](D, scale=s, original_max_len=L)
+    gamma = scaling.yarn_ramp(D, original_max_len=L)
+    ends = (gamma == 0) | (gamma == 1)
+    torch.testing.assert_close(freqs[ends], yarn[ends], rtol=1e-15, atol=0)  # kept and PI pairs agree
+    if s > 1:
+        assert (freqs[~ends] < yarn[~ends]).all()  # blended pairs: a harmonic blend turns slower
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        ({"short_factor": [1.0] * 3}, ValueError, "short_factor must have one factor per pair, d_model // 2 = 8"),
+        ({"long_factor": torch.ones(2, 4)}, TypeError, "long_factor must be a sequence or 1-D real tensor"),
+        ({"long_factor": [1.0] * 7 + [0.0]}, ValueError, "long_factor must hold finite numbers > 0"),
+        ({"long_factor": [1.0] * 7 + [float("inf")]}, ValueError, r"long_factor\[7\] must be finite"),
+        ({"short_factor": [1.0] * 7 + ["2"]}, TypeError, r"short_factor\[7\] must be a real number"),
+        ({"short_factor": "11111111"}, TypeError, "short_factor must be a sequence of numbers"),
+        ({"short_factor": torch.ones(8, dtype=torch.bool)}, TypeError, "short_factor must be a sequence or 1-D"),
+        ({"max_len": 1024}, ValueError, "max_len must be >= original_max_len = 2048"),
+        ({"max_len": 4096.0}, TypeError, "max_len must be an integer"),
+        ({"original_max_len": 0}, ValueError, "original_max_len must be a positive"),
+        ({"original_max_len": 1, "max_len": 4}, ValueError, "original_max_len must be at least 2"),
+        ({"seq_len": 0}, ValueError, "seq_len must be a positive"),
+        ({"base": 1.0}, ValueError, "base must be a finite number > 1"),
+        ({"d_model": 15}, ValueError, "d_model must be even"),
+    ],
+)
+def test_longrope_rejects_bad_input(kwargs, exc, message):
+    args = {
+        "d_model": 16,
+        "base": BASE,
+        "short_factor": [1.0] * 8,
+        "long_factor": [2.0] * 8,
+        "original_max_len": 2048,
+        "max_len": 8192,
+        **kwargs,
+    }
+    d_model = args.pop("d_model")
+    with pytest.raises(exc, match=message):
+        scaling.longrope_frequencies(d_model, **args)
+
+
+def test_longrope_rule_rejects_bad_input():
+    with pytest.raises(ValueError, match="scale must be >= 1"):
+        scaling.RULES["LongRoPE"](D, scale=0.5, original_max_len=2048)
+    with pytest.raises(ValueError, match="original_max_len must be at least 2"):
+        scaling.RULES["LongRoPE"](D, scale=2.0, original_max_len=1)
+    with pytest.raises(ValueError, match="original_max_len must be a positive"):
+        scaling.RULES["LongRoPE"](D, scale=2.0, original_max_len=0)
+
+
 @pytest.mark.parametrize(
     "call,exc,message",
     [
@@ -241,12 +348,24 @@ def test_rules_registry(s, L, base):
         "NTK-aware": (scaling.ntk_frequencies(D, scale=s, base=base), 1.0),
         "YaRN": scaling.yarn_frequencies(D, scale=s, original_max_len=L, base=base),
         "Llama 3.1": (scaling.llama3_frequencies(D, factor=s, original_max_len=L, base=base), 1.0),
+        "LongRoPE": scaling.longrope_frequencies(
+            D,
+            base=base,
+            short_factor=[1.0] * (D // 2),
+            long_factor=longrope_start_factors(s, L, base),
+            original_max_len=L,
+            max_len=int(s * L),
+            seq_len=int(s * L),
+        ),
     }
     assert list(scaling.RULES) == list(calls)
     for name, rule in scaling.RULES.items():
         freqs, factor = rule(D, scale=s, original_max_len=L, base=base)
         assert freqs.dtype == torch.float64 and freqs.shape == (D // 2,)
         assert torch.equal(freqs, calls[name][0]) and factor == calls[name][1], name
+    assert scaling.RULES["LongRoPE"](D, scale=s, original_max_len=L, base=base)[1] == pytest.approx(
+        math.sqrt(1 + math.log(s) / math.log(L)) if s > 1 else 1.0, rel=1e-15
+    )
     assert scaling.RULES["YaRN"](D, scale=s, original_max_len=L, base=base)[1] == pytest.approx(0.1 * math.log(s) + 1)
     # dynamic NTK at n = s L is NTK-aware at s
     torch.testing.assert_close(

@@ -1,11 +1,11 @@
 """book.scaling against the code checkpoints run: transformers' ROPE_INIT_FUNCTIONS.
 
-Each test builds a small ``LlamaConfig`` (no download: a config object only)
-with ``rope_parameters`` as transformers 5 reads them
-(``modeling_rope_utils.py``: ``_compute_linear_scaling_rope_parameters``,
+Each test builds a small ``LlamaConfig`` or, for LongRoPE, ``Phi3Config`` (no
+download: a config object only) with ``rope_parameters`` as transformers 5
+reads them (``modeling_rope_utils.py``: ``_compute_linear_scaling_rope_parameters``,
 ``_compute_dynamic_ntk_parameters``, ``_compute_yarn_parameters``,
-``_compute_llama3_parameters``) and compares the inverse frequencies and the
-attention factor with ``book.scaling``. transformers computes in float32, so
+``_compute_llama3_parameters``, ``_compute_longrope_parameters``) and compares
+the inverse frequencies and the attention factor with ``book.scaling``. transformers computes in float32, so
 frequencies agree to a relative 1e-5; the paper's YaRN ramp differs by far
 more and must fail the same comparison.
 """
@@ -19,7 +19,7 @@ import pytest
 import torch
 
 transformers = pytest.importorskip("transformers")
-from transformers import LlamaConfig  # noqa: E402
+from transformers import LlamaConfig, Phi3Config  # noqa: E402
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
 
 from book import encodings, scaling  # noqa: E402
@@ -173,3 +173,130 @@ def test_transformers_rope_types_cover_the_rules():
     assert set(scaling.TRANSFORMERS_ROPE_TYPES) <= set(scaling.RULES)
     for name, rope_type in scaling.TRANSFORMERS_ROPE_TYPES.items():
         assert rope_type == "default" or rope_type in ROPE_INIT_FUNCTIONS, name
+
+
+# ---------------------------------------------------------------- LongRoPE (Phi-3)
+def phi3_config(d: int, base: float, L: int, max_len: int, short, long) -> Phi3Config:
+    """A Phi3Config as Phi-3's long-context checkpoints set it up: rope_type longrope,
+    the trained length in original_max_position_embeddings, no factor."""
+    return Phi3Config(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        max_position_embeddings=max_len,
+        original_max_position_embeddings=L,
+        rope_parameters={"rope_type": "longrope", "rope_theta": base, "short_factor": short, "long_factor": long},
+    )
+
+
+def searched_like_factors(d: int, s: float, seed: int) -> tuple[list[float], list[float]]:
+    """Short factors near 1 and rising long factors from 1 to about s, as a search might find."""
+    g = torch.Generator().manual_seed(seed)
+    short = (1 + 0.05 * torch.rand(d // 2, generator=g, dtype=torch.float64)).tolist()
+    long = (1 + (s - 1) * torch.rand(d // 2, generator=g, dtype=torch.float64).sort().values).tolist()
+    return short, long
+
+
+def longrope_matches(d: int, base: float, L: int, max_len: int, seq_len: int | None, seed: int = 0) -> bool:
+    short, long = searched_like_factors(d, max_len / L, seed)
+    config = phi3_config(d, base, L, max_len, short, long)
+    theirs, their_factor = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=seq_len)
+    ours, our_factor = scaling.longrope_frequencies(
+        d, base=base, short_factor=short, long_factor=long, original_max_len=L, max_len=max_len, seq_len=seq_len
+    )
+    return close(ours, theirs.double()) and math.isclose(our_factor, their_factor, rel_tol=1e-12)
+
+
+LONGROPE = [
+    (d, base, L, max_len)
+    for d in (16, 96, 128)
+    for base in (10000.0, 500000.0)
+    for L, max_len in ((32, 128), (2048, 8192), (4096, 131072))
+]
+
+
+@pytest.mark.parametrize("d,base,L,max_len", LONGROPE)
+def test_longrope_equals_transformers_longrope(d, base, L, max_len):
+    for seq_len in (None, 1, L, L + 1, max_len):
+        assert longrope_matches(d, base, L, max_len, seq_len, seed=d + L), seq_len
+
+
+def test_longrope_attention_factor_at_32_times_4096():
+    """L = 4096 (Phi3Config's default original_max_position_embeddings) stretched 32 times
+    to L' = 131072: sqrt(1 + ln 32 / ln 4096) = 1.19."""
+    short, long = searched_like_factors(96, 32.0, 1)
+    _, theirs = ROPE_INIT_FUNCTIONS["longrope"](phi3_config(96, 10000.0, 4096, 131072, short, long), "cpu")
+    _, ours = scaling.longrope_frequencies(
+        96, base=10000.0, short_factor=short, long_factor=long, original_max_len=4096, max_len=131072
+    )
+    assert ours == theirs == math.sqrt(1 + math.log(32) / math.log(4096))
+    assert round(ours, 2) == 1.19
+
+
+def test_longrope_switch_in_phi3s_rotary_forward():
+    """Phi3RotaryEmbedding switches by max(position_ids) + 1 and scales cos and sin by the factor."""
+    from transformers.models.phi3.modeling_phi3 import Phi3RotaryEmbedding
+
+    d, L, max_len = 16, 32, 128
+    short, long = searched_like_factors(d, 4.0, 2)
+    rotary = Phi3RotaryEmbedding(phi3_config(d, 10000.0, L, max_len, short, long))
+    for n in (20, 32, 33, 100):
+        positions = torch.arange(n)[None]
+        cos, sin = rotary(torch.ones(1, dtype=torch.float32), positions)
+        freqs, factor = scaling.longrope_frequencies(
+            d, base=10000.0, short_factor=short, long_factor=long, original_max_len=L, max_len=max_len, seq_len=n
+        )
+        assert close(freqs, rotary.inv_freq.double()), n
+        angles = positions[0, :, None].double() * freqs
+        torch.testing.assert_close(cos[0].double(), torch.cat([angles.cos()] * 2, -1) * factor, atol=1e-5, rtol=0)
+        torch.testing.assert_close(sin[0].double(), torch.cat([angles.sin()] * 2, -1) * factor, atol=1e-5, rtol=0)
+
+
+def rule_start_factors(d: int, s: float, L: int, base: float) -> list[float]:
+    """microsoft/LongRoPE's first individual (evolution/search.py, no --init-factors),
+    written out from its rope/yarn.py: s blended with 1 by YaRN's mask."""
+
+    def dim(turns: float) -> float:
+        return d * math.log(L / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(math.floor(dim(32)), 0), min(math.ceil(dim(1)), d - 1)
+    high = high + 0.001 if low == high else high
+    mask = [1 - min(max((i - low) / (high - low), 0.0), 1.0) for i in range(d // 2)]
+    return [s * (1 - m) + m for m in mask]
+
+
+@pytest.mark.parametrize("d,base,factor,L", SETTINGS)
+def test_longrope_rule_is_transformers_longrope_with_its_factors(d, base, factor, L):
+    max_len = int(factor * L)
+    config = phi3_config(d, base, L, max_len, [1.0] * (d // 2), rule_start_factors(d, factor, L, base))
+    theirs, attention = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=max_len)
+    ours, our_attention = scaling.RULES["LongRoPE"](d, scale=factor, original_max_len=L, base=base)
+    assert close(ours, theirs.double()) and math.isclose(our_attention, attention, rel_tol=1e-12)
+    # YaRN blends frequencies, LongRoPE's start blends factors: they differ wherever a pair is blended
+    gamma = scaling.yarn_ramp(d, original_max_len=L, base=base)
+    yarn, _ = scaling.RULES["YaRN"](d, scale=factor, original_max_len=L, base=base)
+    assert close(yarn, theirs.double()) == (not bool(((gamma > 0) & (gamma < 1)).any()))
+
+
+def test_the_longrope_comparison_fails_when_the_book_is_broken(monkeypatch):
+    """Sabotage: one frequency 0.1% off, YaRN's attention factor, or the switch one token late."""
+    setting = (64, 10000.0, 2048, 8192)
+    assert all(longrope_matches(*setting, seq_len) for seq_len in (None, 2049))
+    real = scaling.frequencies
+
+    def one_off(d_model, *, base):
+        w = real(d_model, base=base)
+        w[5] *= 1.001
+        return w
+
+    monkeypatch.setattr(scaling, "frequencies", one_off)
+    assert not longrope_matches(*setting, None) and not longrope_matches(*setting, 2049)
+    monkeypatch.setattr(scaling, "frequencies", real)
+    monkeypatch.setattr(scaling, "_longrope_attention_factor", lambda s, L: 0.1 * math.log(s) + 1)
+    assert not longrope_matches(*setting, None)
+    monkeypatch.undo()
+    short, long = searched_like_factors(64, 4.0, 0)
+    theirs, _ = ROPE_INIT_FUNCTIONS["longrope"](phi3_config(64, 10000.0, 2048, 8192, short, long), "cpu", seq_len=2049)
+    late, _ = scaling.longrope_frequencies(
+        64, base=10000.0, short_factor=short, long_factor=long, original_max_len=2048, max_len=8192, seq_len=2048
+    )
+    assert not close(late, theirs.double())  # 2048 tokens still use the short set; 2049 the long one
