@@ -84,8 +84,9 @@ def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
     row of shape ``(1, sum(lengths))``; this function returns the row alone.
     transformers' ``find_packed_sequence_indices`` (``masking_utils.py``) reads
     the document boundaries back from such ids (wherever an id is not the
-    previous one plus 1) and, when a model gets no attention mask and no
-    cache, masks attention between documents. Restarting the ids alone does
+    previous one plus 1), and transformers' Llama, given no attention mask
+    and no cache (``use_cache=False``; with a cache it skips this), masks
+    attention between the documents it finds. Otherwise restarting the ids alone does
     not keep the documents apart: under a plain causal mask a token still
     attends to the earlier documents, and only a block-diagonal document mask
     makes a packed row give the separate documents' outputs (what the nanoVLM
