@@ -149,11 +149,11 @@ def check_float_tensor(name: str, x: Any, *, min_dim: int = 1) -> torch.Tensor:
     return x
 
 
-def check_position_tensor(name: str, positions: Any, *, allow_float: bool) -> torch.Tensor:
+def check_position_tensor(name: str, positions: Any, *, allow_float: bool, allow_bool: bool = False) -> torch.Tensor:
     """Turn ``positions`` (tensor or sequence of numbers) into a tensor and check its dtype.
 
-    Integer dtypes are always accepted; floating dtypes only if ``allow_float``.
-    Booleans and complex numbers are rejected.
+    Integer dtypes are always accepted; floating dtypes only if ``allow_float``,
+    booleans only if ``allow_bool`` (an attention mask). Complex numbers are rejected.
     """
     if not isinstance(positions, torch.Tensor):
         try:
@@ -162,7 +162,7 @@ def check_position_tensor(name: str, positions: Any, *, allow_float: bool) -> to
             raise TypeError(
                 f"{name} must be a tensor or a sequence of numbers, got {type(positions).__name__}"
             ) from err
-    if positions.dtype == torch.bool or positions.is_complex():
+    if (positions.dtype == torch.bool and not allow_bool) or positions.is_complex():
         raise TypeError(f"{name} must hold integer positions, got dtype {positions.dtype}")
     if positions.is_floating_point() and not allow_float:
         raise TypeError(f"{name} must have an integer dtype (e.g. torch.long), got {positions.dtype}")

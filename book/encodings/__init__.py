@@ -29,7 +29,8 @@ The package has one module per scheme: ``sinusoidal``, ``learned``, ``rope``,
 ``alibi`` and ``t5``; ``rope_variants`` holds RoPE as recent models vary it
 (p-RoPE's frequencies, M-RoPE's angles); ``relative`` holds the family of relative biases that T5's
 buckets and ALiBi belong to (Shaw et al., 2018), and ``sinusoidal_geometry`` the
-properties of the sinusoidal encoding that chapters 2 and 3 derive. Everything
+properties of the sinusoidal encoding that chapters 2 and 3 derive, and
+``position_ids`` the position ids of padded and packed batches. Everything
 public is re-exported here: ``from book import encodings; encodings.apply_rope(...)``.
 """
 
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from .alibi import alibi_bias, alibi_bias_values, alibi_slopes
 from .learned import LearnedPositionalEmbedding
+from .position_ids import packed_position_ids, position_ids_from_mask
 from .relative import relative_bias, shaw_scores
 from .rope import (
     apply_partial_rope,
@@ -47,6 +49,7 @@ from .rope import (
     rope_cos_sin,
     rope_expected_score,
     rope_layout_permutation,
+    shift_rope,
 )
 from .rope_variants import mrope_angles, proportional_frequencies
 from .sinusoidal import frequencies, layout_permutation, rotation_matrix, sinusoidal, sinusoidal_at
@@ -80,5 +83,8 @@ __all__ = [
     "apply_rope_cached",
     "rope_cis",
     "apply_rope_complex",
+    "shift_rope",
+    "position_ids_from_mask",
+    "packed_position_ids",
     "LearnedPositionalEmbedding",
 ]

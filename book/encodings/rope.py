@@ -2,8 +2,9 @@
 
 The rotation with explicit positions (``apply_rope``), the cached cos/sin
 form of the Llama code (``rope_cos_sin``, ``apply_rope_cached``), the
-complex form (``rope_cis``, ``apply_rope_complex``) and the
-interleaved/half-split layout permutation (``rope_layout_permutation``).
+complex form (``rope_cis``, ``apply_rope_complex``), the
+interleaved/half-split layout permutation (``rope_layout_permutation``) and
+the shift of already-rotated vectors, as in a KV cache (``shift_rope``).
 RoPE's precision probes are in :mod:`book.numerics`. Conventions: :mod:`book.encodings`.
 """
 
@@ -18,6 +19,7 @@ from .._validate import (
     check_even,
     check_float_dtype,
     check_float_tensor,
+    check_position_tensor,
     check_positive_int,
     check_real,
 )
@@ -33,6 +35,7 @@ __all__ = [
     "rope_layout_permutation",
     "apply_partial_rope",
     "rope_expected_score",
+    "shift_rope",
 ]
 
 RopeLayout = Literal["interleaved", "half"]
@@ -408,3 +411,78 @@ def rope_expected_score(
         raise ValueError(f"correlation must lie in [-1, 1], got {correlation}")
     angles = _rope_angles(offsets, d_model, base=base, freqs=None)
     return 2.0 * correlation * torch.cos(angles).sum(-1)
+
+
+def shift_rope(
+    x: torch.Tensor,
+    delta: int | torch.Tensor | Sequence[int],
+    *,
+    base: float = 10000.0,
+    layout: RopeLayout = "interleaved",
+) -> torch.Tensor:
+    """Move vectors that RoPE has already rotated by ``delta`` positions: a context shift by re-rotation.
+
+    Rotations by angles add, ``R(a) R(b) = R(a + b)``, so rotating every pair
+    of a vector that ``apply_rope`` placed at position ``p`` by a further
+    ``delta * w_i`` gives the vector ``apply_rope`` places at ``p + delta``::
+
+        shift_rope(apply_rope(x, p), delta) == apply_rope(x, p + delta)   # up to rounding
+
+    without knowing ``p`` or the unrotated ``x``. Keys are cached after RoPE,
+    so this moves cached keys to new positions without recomputing them.
+    llama.cpp shifts its context this way: ``llama_kv_cache::seq_add`` adds
+    ``shift`` to the positions of a sequence's cells and each cell adds it to
+    its own running shift (``llama_kv_cells::pos_add``, ``src/llama-kv-cells.h``);
+    ``set_input_k_shift`` passes those per-cell shifts (0 for an empty cell),
+    and ``llama_kv_cache::build_rope_shift`` (``src/llama-kv-cache.cpp``) applies
+    ``ggml_rope_ext`` to the cached keys with the shifts as the positions (in
+    place; a quantised cache is converted to float32, rotated and converted
+    back). The cached values carry no position and stay as they are.
+
+    This is ``apply_rope`` with ``delta`` as the positions: the angles
+    ``delta * w_i`` are formed in float64 and the rotation runs in ``x``'s
+    dtype, so each shift rounds once more in that dtype.
+
+    Args:
+        x: floating tensor ``(..., d)`` with ``d`` even, rotated by
+            ``apply_rope`` with the same ``base`` and ``layout`` (for cached
+            keys, ``(..., seq_len, d)``).
+        delta: how many positions to move the vectors, negative to move them
+            back. A Python or NumPy integer moves all of them alike; an
+            integer tensor (or sequence) that broadcasts to ``x.shape[:-1]``
+            moves each by its own amount, e.g. shape ``(seq_len,)`` for one
+            shift per cached position as llama.cpp's per-cell shifts, or
+            ``(batch, 1)`` for one per sequence of keys shaped
+            ``(batch, seq_len, d)``. Whole positions only: a cache holds keys
+            at integer positions (llama.cpp's ``llama_pos`` is an integer).
+        base: RoPE's frequency base (> 1), the one ``x`` was rotated with.
+        layout: ``"interleaved"`` (pairs ``(2i, 2i+1)``) or ``"half"``
+            (pairs ``(i, i + d/2)``, transformers' Llama), as ``x`` was rotated.
+
+    Returns:
+        tensor with the shape, dtype and device of ``x``.
+
+    Raises:
+        TypeError: if ``x`` is not a floating tensor, or ``delta`` is not an
+            integer or integer tensor (floats and booleans included).
+        ValueError: if ``x`` has no dimension or an odd last dimension,
+            ``delta`` does not broadcast to ``x.shape[:-1]``, or ``base`` or
+            ``layout`` is bad.
+    """
+    x = check_float_tensor("x", x, min_dim=1)
+    d = x.shape[-1]
+    if d % 2:
+        raise ValueError(f"the last dimension of x must be even (features are rotated in pairs), got {d}")
+    layout = check_choice("layout", layout, _ROPE_LAYOUTS)
+    if isinstance(delta, bool) or isinstance(delta, float):
+        raise TypeError(f"delta must be an integer number of positions, got {type(delta).__name__} {delta!r}")
+    delta = check_position_tensor("delta", delta, allow_float=False)
+    lead = tuple(x.shape[:-1])
+    try:
+        fits = torch.broadcast_shapes(delta.shape, lead) == lead
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(f"delta of shape {tuple(delta.shape)} must broadcast to x.shape[:-1] = {lead}")
+    angles = _rope_angles(delta.to(x.device), d, base=base, freqs=None)
+    return _rotate(x, torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype), layout)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 import torch
@@ -55,6 +56,44 @@ def test_alibi_bias_entries():
             for j in range(6):
                 assert float(b[h, i, j]) == pytest.approx(-float(m[h]) * abs(i - j))
     assert torch.equal(b, b.transpose(-1, -2))
+
+
+def test_flex_attention_alibi_score_mod_equals_adding_alibi_bias():
+    """PyTorch's FlexAttention (``torch.nn.attention.flex_attention``, torch 2.13) takes a
+    ``score_mod(score, batch, head, q_idx, kv_idx)`` applied to the scaled score ``q.k / sqrt(d)``
+    before the softmax. Called without ``torch.compile`` it runs on the CPU, unfused (it warns
+    so); with the ALiBi ``score_mod`` built from ``alibi_slopes`` it gives the attention of
+    ``softmax(q k^T / sqrt(d) + alibi_bias) v``, without and with a causal ``block_mask``, and not
+    that of the bias with the slopes of the wrong heads (12 heads: not a power of two). Cost:
+    2 to 3 s, mostly the first call's setup of ``torch._dynamo``."""
+    flex = pytest.importorskip("torch.nn.attention.flex_attention")
+    n_heads, seq, d = 12, 16, 8
+    q, k, v = torch.randn(3, 2, n_heads, seq, d, generator=torch.Generator().manual_seed(0)).unbind(0)
+
+    def alibi_mod(slopes):
+        def score_mod(score, batch, head, q_idx, kv_idx):
+            return score - slopes[head] * (q_idx - kv_idx).abs()
+
+        return score_mod
+
+    causal = torch.ones(seq, seq, dtype=torch.bool).tril()
+    block_mask = flex.create_block_mask(lambda b, h, q_idx, kv_idx: q_idx >= kv_idx, None, None, seq, seq, device="cpu")
+
+    def reference(bias):
+        return torch.softmax(q @ k.transpose(-1, -2) / d**0.5 + bias, dim=-1) @ v
+
+    bias = enc.alibi_bias(n_heads, seq)
+    masked = bias.masked_fill(~causal, float("-inf"))
+    slopes = enc.alibi_slopes(n_heads)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="flex_attention called without torch.compile")
+        full = flex.flex_attention(q, k, v, score_mod=alibi_mod(slopes))
+        torch.testing.assert_close(full, reference(bias), atol=1e-5, rtol=1e-5)
+        only_causal = flex.flex_attention(q, k, v, score_mod=alibi_mod(slopes), block_mask=block_mask)
+        torch.testing.assert_close(only_causal, reference(masked), atol=1e-5, rtol=1e-5)
+    # the comparison can fail: the bias with the slopes of the wrong heads is far from it
+    wrong_heads = (bias / slopes[:, None, None] * slopes.flip(0)[:, None, None]).masked_fill(~causal, float("-inf"))
+    assert float((only_causal - reference(wrong_heads)).abs().max()) > 0.05
 
 
 # ---------------------------------------------------------------- bad input

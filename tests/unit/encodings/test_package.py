@@ -18,6 +18,7 @@ def test_the_package_re_exports_every_public_name_of_its_modules():
         "alibi",
         "t5",
         "relative",
+        "position_ids",
     ):
         module = importlib.import_module(f"book.encodings.{name}")
         missing = set(module.__all__) - set(enc.__all__)

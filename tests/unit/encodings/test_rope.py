@@ -245,6 +245,89 @@ def test_complex_rope_into_a_buffer_and_in_place():
         enc.apply_rope_complex(x, cis, out=torch.empty(3, 10, 8))
 
 
+# ---------------------------------------------------------------- shifting rotated vectors
+@settings(max_examples=40, deadline=None)
+@given(
+    d=EVEN_D,
+    start=st.integers(0, 4000),
+    delta=st.integers(-4000, 4000),
+    seed=st.integers(0, 2**16),
+    layout=st.sampled_from(["interleaved", "half"]),
+    base=BASES,
+)
+def test_shift_rope_equals_rotating_at_the_shifted_positions(d, start, delta, seed, layout, base):
+    """shift_rope(apply_rope(x, p), delta) == apply_rope(x, p + delta), for every pairing."""
+    x = torch.randn(2, 5, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    p = start + torch.tensor([0, 1, 2, 7, 30])
+    shifted = enc.shift_rope(enc.apply_rope(x, p, base=base, layout=layout), delta, base=base, layout=layout)
+    torch.testing.assert_close(shifted, enc.apply_rope(x, p + delta, base=base, layout=layout), atol=1e-11, rtol=0)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_shift_rope_per_position_and_per_sequence_deltas(layout):
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 6, 16, generator=gen, dtype=torch.float64)
+    p = torch.arange(6) + 10
+    rotated = enc.apply_rope(x, p, layout=layout)
+    per_position = torch.tensor([0, -3, 5, 100, -10, 7])  # one shift per cached position, as llama.cpp's cells
+    torch.testing.assert_close(
+        enc.shift_rope(rotated, per_position, layout=layout), enc.apply_rope(x, p + per_position, layout=layout)
+    )
+    torch.testing.assert_close(  # a list works as a tensor does
+        enc.shift_rope(rotated, per_position.tolist(), layout=layout),
+        enc.apply_rope(x, p + per_position, layout=layout),
+    )
+    per_sequence = torch.tensor([4, -9, 250]).view(3, 1)  # one shift per sequence of keys
+    want = enc.apply_rope(x, p + per_sequence, layout=layout)
+    torch.testing.assert_close(enc.shift_rope(rotated, per_sequence, layout=layout), want)
+    torch.testing.assert_close(
+        enc.shift_rope(rotated, torch.tensor(-4), layout=layout), enc.apply_rope(x, p - 4, layout=layout)
+    )
+    key = enc.apply_rope(x[0, :1], [42], layout=layout)[0]  # one cached key, shape (d,)
+    torch.testing.assert_close(
+        enc.shift_rope(key, 100, layout=layout), enc.apply_rope(x[0, :1], [142], layout=layout)[0]
+    )
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_a_wrong_shift_fails_the_comparison(layout):
+    """The equality is not vacuous: the opposite sign, the other pairing or another base
+    give vectors far from the recomputed ones."""
+    x = torch.randn(4, 32, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    p = torch.arange(4) + 50
+    rotated = enc.apply_rope(x, p, layout=layout)
+    want = enc.apply_rope(x, p + 37, layout=layout)
+    other = "half" if layout == "interleaved" else "interleaved"
+    assert torch.allclose(enc.shift_rope(rotated, 37, layout=layout), want)
+    for wrong in (
+        enc.shift_rope(rotated, -37, layout=layout),
+        enc.shift_rope(rotated, 37, layout=other),
+        enc.shift_rope(rotated, 37, layout=layout, base=500000.0),
+    ):
+        assert float((wrong - want).abs().max()) > 0.5
+
+
+def test_shifts_compose_and_undo():
+    x = torch.randn(5, 12, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    torch.testing.assert_close(enc.shift_rope(enc.shift_rope(x, 30), -12), enc.shift_rope(x, 18))
+    torch.testing.assert_close(enc.shift_rope(enc.shift_rope(x, 1000), -1000), x)
+    torch.testing.assert_close(enc.shift_rope(x, 0), x)
+    torch.testing.assert_close(enc.shift_rope(x, 9).norm(dim=-1), x.norm(dim=-1))  # a rotation
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_shift_rope_keeps_dtype_and_adds_a_rounding_in_it(dtype):
+    """A cache in ``dtype`` shifted in ``dtype``: within four times the error of rounding the
+    exact result once to ``dtype`` (measured: about twice, in float32 and in bfloat16)."""
+    x = torch.randn(8, 64, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    p = torch.arange(8) * 50
+    shifted = enc.shift_rope(enc.apply_rope(x, p).to(dtype), 1000)
+    assert shifted.dtype == dtype
+    exact = enc.apply_rope(x, p + 1000)
+    once = float((exact.to(dtype).double() - exact).abs().max())
+    assert float((shifted.double() - exact).abs().max()) <= 4 * once
+
+
 # ---------------------------------------------------------------- bad input
 BAD_INPUTS = [
     (lambda: enc.apply_rope(torch.randn(4, 7)), ValueError, "last dimension of x must be even"),
@@ -265,6 +348,26 @@ BAD_INPUTS = [
     (lambda: enc.rope_layout_permutation(12, 4), ValueError, "whole even head width"),
     (lambda: enc.rope_layout_permutation(12, 5), ValueError, "whole even head width"),
     (lambda: enc.rope_layout_permutation(12, 0), ValueError, "n_heads must be a positive integer"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), 2.5), TypeError, "delta must be an integer number of positions"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), 3.0), TypeError, "delta must be an integer number of positions"),
+    (
+        lambda: enc.shift_rope(torch.randn(4, 8), True),
+        TypeError,
+        "delta must be an integer number of positions, got bool",
+    ),
+    (lambda: enc.shift_rope(torch.randn(4, 8), torch.tensor([1.0] * 4)), TypeError, "delta must have an integer dtype"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), torch.ones(4, dtype=torch.bool)), TypeError, "delta must hold integer"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), "3"), TypeError, "delta must be a tensor or a sequence"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), torch.arange(5)), ValueError, r"delta of shape \(5,\) must broadcast"),
+    (lambda: enc.shift_rope(torch.randn(2, 4, 8), torch.zeros(3, 1, dtype=torch.long)), ValueError, "must broadcast"),
+    (lambda: enc.shift_rope(torch.randn(8), torch.arange(8)), ValueError, r"must broadcast to x.shape\[:-1\] = \(\)"),
+    (lambda: enc.shift_rope(torch.randn(4, 7), 1), ValueError, "last dimension of x must be even"),
+    (lambda: enc.shift_rope(torch.tensor(1.0), 1), ValueError, "x must have at least 1 dimensions"),
+    (lambda: enc.shift_rope(torch.ones(4, 8, dtype=torch.long), 1), TypeError, "x must have a floating-point dtype"),
+    (lambda: enc.shift_rope([[1.0, 2.0]], 1), TypeError, "x must be a torch.Tensor"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), 1, base=1.0), ValueError, "base must be a finite number > 1"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), 1, base="10000"), TypeError, "base must be a real number"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), 1, layout="neox"), ValueError, "layout must be one of"),
 ]
 
 

@@ -102,6 +102,40 @@ def test_rope_interleaved_equals_llama_after_the_weight_permutation():
     assert (ours_q - hf_unpermuted).abs().max() > 0.1
 
 
+def test_shift_rope_moves_llamas_cached_keys_to_the_keys_it_computes_there():
+    """transformers caches keys after RoPE (``LlamaAttention.forward`` applies
+    ``apply_rotary_pos_emb`` before ``cache.update``): a tiny ``LlamaModel`` built from a config,
+    run at positions ``p`` and at ``p + 40``, caches keys that ``shift_rope`` (half-split, Llama's
+    base) turns into one another. The first layer's keys depend on nothing else, so they agree to
+    float32 rounding; the second layer's agree because RoPE is relative, to rounding too."""
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        initializer_range=0.2,
+    )
+    model = modeling_llama.LlamaModel(config).eval()
+    ids = torch.randint(0, 64, (1, 6), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        here = model(ids, position_ids=torch.arange(6)[None] + 2, use_cache=True).cache
+        there = model(ids, position_ids=torch.arange(6)[None] + 42, use_cache=True).cache
+    base = config.rope_parameters["rope_theta"]
+    for layer in range(2):
+        keys, want = here.layers[layer].keys, there.layers[layer].keys  # (batch, kv heads, seq, head)
+        assert keys.shape == (1, 2, 6, 8)
+        torch.testing.assert_close(enc.shift_rope(keys, 40, base=base, layout="half"), want, atol=1e-5, rtol=0)
+        # Keys cached before RoPE would not need it; these do: unshifted, or shifted the wrong way
+        # or with the other pairing, they are far from the keys at p + 40.
+        for wrong in (keys, enc.shift_rope(keys, -40, layout="half"), enc.shift_rope(keys, 40, layout="interleaved")):
+            assert float((wrong - want).abs().max()) > 0.5
+    torch.testing.assert_close(here.layers[0].values, there.layers[0].values, atol=0, rtol=0)  # values: no position
+
+
 # ---------------------------------------------------------------- T5 buckets
 @pytest.mark.parametrize("bidirectional", [True, False])
 @pytest.mark.parametrize("num_buckets,max_distance", [(32, 128), (32, 64), (64, 256), (16, 32), (8, 20), (128, 1000)])

@@ -1,0 +1,127 @@
+"""Position ids for batches as the training and serving code forms them: left padding and packing.
+
+A model reads a position id per token; which ids a batch gets is decided
+outside the encoding, by the code that pads or packs the batch. Two rules are
+here. ``position_ids_from_mask`` numbers the real tokens of each row of a
+padded batch ``0, 1, 2, ..`` from its first real token, as transformers'
+``generate`` does. ``packed_position_ids`` restarts the count at every
+document of a packed sequence, as transformers' ``DataCollatorWithFlattening``
+does. Conventions: :mod:`book.encodings`.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from .._validate import check_position_tensor
+
+__all__ = ["position_ids_from_mask", "packed_position_ids"]
+
+
+def position_ids_from_mask(attention_mask: torch.Tensor | Sequence[Sequence[int]] | Sequence[int]) -> torch.Tensor:
+    """Position ids of a padded batch from its attention mask: ``cumsum(mask) - 1``, pads set to 0.
+
+    This is the rule of transformers 5.24.0's generation,
+    ``GenerationMixin._prepare_position_ids_for_generation`` in
+    ``generation/utils.py``::
+
+        position_ids = attention_mask.long().cumsum(-1) - 1
+        position_ids = position_ids.masked_fill(attention_mask == 0, 0)
+
+    so each row's real tokens get ``0, 1, 2, ..`` counted from its first real
+    token, however many pad tokens come before it (left padding), and every
+    pad token gets 0 (the fill value there; other code in the same
+    transformers, Qwen2-Audio's ``modeling_qwen2_audio.py``, fills with 1; the
+    value does not matter when the pads are masked out). A left-padded row
+    then gives its real tokens the ids they would have had without padding.
+
+    In a left-padded batch the naive ids ``arange(seq_len)`` differ from these
+    by one constant per row (its number of pads) at the real tokens. With RoPE,
+    which sees only differences of positions, that changes the outputs only
+    by rounding; with a learned table of absolute positions (GPT-2) it changes
+    them by order 1, and these ids are what make a left-padded row give the
+    unpadded row's outputs. ``tests/unit/encodings/test_position_ids.py``
+    shows both on tiny transformers models.
+
+    Args:
+        attention_mask: 1 for a real token, 0 for a pad; an integer or boolean
+            tensor (or nested sequence) of shape ``(..., seq_len)``, usually
+            ``(batch, seq_len)`` as a tokenizer returns it.
+
+    Returns:
+        int64 tensor of the shape of ``attention_mask``.
+
+    Raises:
+        TypeError: if ``attention_mask`` is not a tensor or sequence of
+            integers or booleans (floating masks included).
+        ValueError: if it has no dimension, or holds a value other than 0 and 1.
+    """
+    mask = check_position_tensor("attention_mask", attention_mask, allow_float=False, allow_bool=True)
+    if mask.dim() == 0:
+        raise ValueError("attention_mask must have a sequence dimension (shape (..., seq_len)), got a scalar")
+    if mask.dtype != torch.bool:
+        bad = (mask != 0) & (mask != 1)
+        if bool(bad.any()):
+            raise ValueError(f"attention_mask must hold only 0 (pad) and 1 (token), got {int(mask[bad].flatten()[0])}")
+    position_ids = mask.long().cumsum(-1) - 1
+    return position_ids.masked_fill(mask == 0, 0)
+
+
+def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
+    """Per-document position ids of a packed sequence: ``0 .. n-1`` for each document, concatenated.
+
+    Packing puts several documents of lengths ``n_1, n_2, ..`` one after the
+    other in one row. Counting the positions again from 0 in each document
+    gives::
+
+        [0, 1, .., n_1 - 1, 0, 1, .., n_2 - 1, ..]
+
+    the ``position_ids`` that transformers 5.24.0's
+    ``DataCollatorWithFlattening`` (``data/data_collator.py``, with its default
+    ``position_ids_start=0``) returns for examples of these lengths, in one
+    row of shape ``(1, sum(lengths))``; this function returns the row alone.
+    transformers' ``find_packed_sequence_indices`` (``masking_utils.py``) reads
+    the document boundaries back from such ids (wherever an id is not the
+    previous one plus 1), and transformers' Llama, given no attention mask
+    and no cache (``use_cache=False``; with a cache it skips this), masks
+    attention between the documents it finds. Otherwise restarting the ids alone does
+    not keep the documents apart: under a plain causal mask a token still
+    attends to the earlier documents, and only a block-diagonal document mask
+    makes a packed row give the separate documents' outputs (what the nanoVLM
+    pull request "Fix packed sequence position IDs and cross-sample attention"
+    measured; ``tests/unit/encodings/test_position_ids.py`` shows it on a tiny
+    Llama).
+
+    Args:
+        lengths: the documents' lengths, in order: a non-empty sequence of
+            Python or NumPy integers, or a 1-D integer tensor; each >= 1.
+
+    Returns:
+        int64 tensor of shape ``(sum(lengths),)``.
+
+    Raises:
+        TypeError: if ``lengths`` is not a sequence or tensor of integers
+            (floats and booleans included).
+        ValueError: if ``lengths`` is empty, not one-dimensional, or holds a
+            length below 1.
+    """
+    if isinstance(lengths, (list, tuple)) and not lengths:  # torch.as_tensor([]) would be float32
+        raise ValueError("lengths must hold at least one document length, got none")
+    lengths = check_position_tensor("lengths", lengths, allow_float=False, allow_bool=True)
+    if lengths.dtype == torch.bool:
+        raise TypeError("lengths must hold integers (document lengths), got dtype torch.bool")
+    if lengths.dim() != 1:
+        raise ValueError(f"lengths must be one-dimensional (one length per document), got shape {tuple(lengths.shape)}")
+    if lengths.numel() == 0:
+        raise ValueError("lengths must hold at least one document length, got none")
+    if bool((lengths < 1).any()):
+        index = int(torch.nonzero(lengths < 1)[0, 0])
+        raise ValueError(
+            f"lengths must all be >= 1 (a document has at least one token), got lengths[{index}] = "
+            f"{int(lengths[index])}"
+        )
+    lengths = lengths.long()
+    starts = torch.cumsum(lengths, 0) - lengths
+    return torch.arange(int(lengths.sum()), device=lengths.device) - torch.repeat_interleave(starts, lengths)

@@ -1,0 +1,258 @@
+"""book.encodings.position_ids: the position ids of left-padded and packed batches,
+against transformers' own code and on tiny transformers models built from configs.
+
+Nothing is downloaded: each model is a ``LlamaForCausalLM`` or ``GPT2LMHeadModel``
+with random weights from a small config (``initializer_range=0.2``, so that the
+logits depend on the positions by order 1). Comparisons are relative to the
+largest reference logit; float32 rounding between the padded, packed and
+separate forms measures about 1e-6 of it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from book import encodings as enc
+
+transformers = pytest.importorskip("transformers")
+from transformers import (  # noqa: E402
+    DataCollatorWithFlattening,
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+)
+from transformers.masking_utils import find_packed_sequence_indices  # noqa: E402
+
+VOCAB = 64
+SAME = 1e-5  # relative: the same logits up to float32 rounding
+DIFFERENT = 0.1  # relative: logits that differ by order 1
+
+
+@pytest.fixture(scope="module")
+def llama() -> LlamaForCausalLM:
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=VOCAB,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        initializer_range=0.2,
+    )
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.fixture(scope="module")
+def gpt2() -> GPT2LMHeadModel:
+    torch.manual_seed(0)
+    config = GPT2Config(
+        vocab_size=VOCAB,
+        n_positions=64,
+        n_embd=32,
+        n_layer=2,
+        n_head=4,
+        initializer_range=0.2,
+        bos_token_id=None,
+        eos_token_id=None,
+    )
+    return GPT2LMHeadModel(config).eval()
+
+
+def left_padded(seqs: list[torch.Tensor], pad: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids (pad id 0) and attention mask of a left-padded batch, ``pad`` more than the longest."""
+    width = max(len(s) for s in seqs) + pad
+    ids = torch.zeros(len(seqs), width, dtype=torch.long)
+    mask = torch.zeros(len(seqs), width, dtype=torch.long)
+    for row, s in enumerate(seqs):
+        ids[row, width - len(s) :] = s
+        mask[row, width - len(s) :] = 1
+    return ids, mask
+
+
+def padded_error(model, seqs, ids, mask, position_ids) -> float:
+    """Largest logit difference at the real tokens between the padded batch and each sequence
+    run alone, relative to the largest logit of the sequences alone."""
+    with torch.no_grad():
+        alone = [model(s[None]).logits[0] for s in seqs]
+        batch = model(ids, attention_mask=mask, position_ids=position_ids).logits
+    scale = max(float(a.abs().max()) for a in alone)
+    return max(float((batch[row, -len(s) :] - a).abs().max()) for row, (s, a) in enumerate(zip(seqs, alone))) / scale
+
+
+def sequences(lengths, seed=1) -> list[torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    return [torch.randint(1, VOCAB, (n,), generator=gen) for n in lengths]
+
+
+# ---------------------------------------------------------------- position_ids_from_mask
+def test_position_ids_from_mask_by_hand():
+    mask = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 0, 0], [0, 0, 0, 0, 0]])
+    expected = torch.tensor([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4], [0, 1, 2, 0, 0], [0, 0, 0, 0, 0]])
+    out = enc.position_ids_from_mask(mask)
+    assert out.dtype == torch.int64 and torch.equal(out, expected)
+    assert torch.equal(enc.position_ids_from_mask(mask.bool()), expected)
+    assert torch.equal(enc.position_ids_from_mask(mask.tolist()), expected)
+    assert torch.equal(enc.position_ids_from_mask(mask[0]), expected[0])  # one row
+    assert torch.equal(enc.position_ids_from_mask(mask[None]), expected[None])  # any leading dims
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 12).flatmap(
+        lambda width: st.lists(st.lists(st.integers(0, 1), min_size=width, max_size=width), min_size=1, max_size=4)
+    )
+)
+def test_position_ids_count_the_real_tokens_of_each_row(rows):
+    """A pure-Python reference: the k-th real token of a row gets k; a pad gets 0."""
+    expected = []
+    for row in rows:
+        count, ids = 0, []
+        for token in row:
+            ids.append(count if token else 0)
+            count += token
+        expected.append(ids)
+    assert enc.position_ids_from_mask(torch.tensor(rows)).tolist() == expected
+
+
+def test_position_ids_from_mask_equals_transformers_generation(llama):
+    """transformers 5.24.0's ``GenerationMixin._prepare_position_ids_for_generation``
+    (``generation/utils.py``), called on a model, gives the same ids; the fill value 1 that
+    older code used for pads, or a count without the ``- 1``, would not."""
+    masks = [
+        torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 1]]),
+        torch.tensor([[1, 1, 1, 0, 0, 0], [0, 1, 1, 0, 1, 1], [0, 0, 0, 0, 0, 0]]),
+    ]
+    for mask in masks:
+        inputs = torch.ones_like(mask)
+        theirs = llama._prepare_position_ids_for_generation(inputs, {"attention_mask": mask})
+        ours = enc.position_ids_from_mask(mask)
+        assert torch.equal(ours, theirs)
+        assert not torch.equal((mask.cumsum(-1) - 1).masked_fill(mask == 0, 1), theirs)  # other fill value
+        assert not torch.equal(mask.cumsum(-1).masked_fill(mask == 0, 0), theirs)  # no "- 1"
+
+
+def test_left_padding_with_mask_ids_reproduces_unpadded_llama_logits(llama):
+    """The key check: a left-padded batch, with the ids from the mask, gives each sequence's own
+    logits at its real tokens. RoPE is relative, so ``arange`` ids (each row's real tokens moved
+    by one constant, its pad count) give them too, up to rounding: left padding is harmless to
+    RoPE. The comparison is not blind to positions: a gap of 5 in the ids changes the logits."""
+    seqs = sequences([7, 4, 6])
+    ids, mask = left_padded(seqs)
+    from_mask = enc.position_ids_from_mask(mask)
+    assert padded_error(llama, seqs, ids, mask, from_mask) < SAME
+    arange = torch.arange(ids.shape[1]).expand(len(seqs), -1)
+    assert padded_error(llama, seqs, ids, mask, arange) < SAME
+    gap = from_mask.clone()
+    gap[:, -2:] += 5  # the last two tokens of every row moved 5 positions on
+    assert padded_error(llama, seqs, ids, mask, gap) > DIFFERENT
+
+
+def test_left_padding_needs_mask_ids_for_a_learned_table(gpt2):
+    """GPT-2 adds learned absolute position embeddings: ``arange`` ids (transformers' default when
+    none are passed) give a left-padded row other table rows and other logits; the ids from the
+    mask give the unpadded logits."""
+    seqs = sequences([7, 4, 6])
+    ids, mask = left_padded(seqs)
+    assert padded_error(gpt2, seqs, ids, mask, enc.position_ids_from_mask(mask)) < SAME
+    arange = torch.arange(ids.shape[1]).expand(len(seqs), -1)
+    assert padded_error(gpt2, seqs, ids, mask, arange) > DIFFERENT
+    assert padded_error(gpt2, seqs, ids, mask, None) > DIFFERENT
+
+
+# ---------------------------------------------------------------- packed_position_ids
+def test_packed_position_ids_by_hand_and_input_types():
+    expected = torch.tensor([0, 1, 2, 0, 0, 1, 2, 3])
+    for lengths in ([3, 1, 4], (3, 1, 4), torch.tensor([3, 1, 4]), np.array([3, 1, 4]), [np.int64(3), 1, 4]):
+        out = enc.packed_position_ids(lengths)
+        assert out.dtype == torch.int64 and torch.equal(out, expected)
+    assert torch.equal(enc.packed_position_ids([5]), torch.arange(5))
+    assert torch.equal(enc.packed_position_ids(torch.tensor([1, 1], dtype=torch.int32)), torch.tensor([0, 0]))
+
+
+def test_packed_position_ids_equal_transformers_flattening_collator():
+    """``DataCollatorWithFlattening`` (transformers 5.24.0, ``data/data_collator.py``) returns these
+    ids for examples of these lengths, and ``find_packed_sequence_indices`` (``masking_utils.py``)
+    reads the documents back from them; from ``arange`` ids it finds one document."""
+    lengths = [5, 1, 3, 7]
+    features = [{"input_ids": list(range(10, 10 + n))} for n in lengths]
+    batch = DataCollatorWithFlattening()(features, return_tensors="pt")
+    ours = enc.packed_position_ids(lengths)
+    assert torch.equal(batch["position_ids"], ours[None])
+    documents = torch.repeat_interleave(torch.arange(len(lengths)), torch.tensor(lengths))
+    assert torch.equal(find_packed_sequence_indices(ours[None])[0], documents)
+    assert find_packed_sequence_indices(torch.arange(sum(lengths))[None]) is None  # the comparison can fail
+
+
+def document_mask(lengths: list[int]) -> torch.Tensor:
+    """The block-diagonal causal mask of a packed row, additive (0 or -inf), shape (1, 1, n, n)."""
+    doc = torch.repeat_interleave(torch.arange(len(lengths)), torch.tensor(lengths))
+    n = len(doc)
+    allowed = (doc[:, None] == doc[None, :]) & torch.ones(n, n, dtype=torch.bool).tril()
+    return torch.zeros(n, n).masked_fill(~allowed, float("-inf"))[None, None]
+
+
+def test_packing_needs_a_document_mask_not_only_reset_ids(llama):
+    """A packed row gives the separate documents' logits under a block-diagonal document mask,
+    with reset ids or with ``arange`` ids alike (RoPE is relative). With reset ids under a plain
+    causal mask (an all-ones 2-D mask), the later documents attend to the earlier ones and
+    their logits change by order 1. transformers 5.24.0 builds the document mask itself from
+    reset ids (``find_packed_sequence_indices`` in ``_preprocess_mask_arguments``) only when it
+    gets no attention mask and no cache: with ``use_cache=False``. With the config's default
+    ``use_cache=True`` the model makes a ``DynamicCache`` first, infers no document mask, and
+    the documents leak into each other, reset ids or not."""
+    lengths = [5, 4, 6]
+    docs = sequences(lengths, seed=2)
+    packed = torch.cat(docs)[None]
+    n = packed.shape[1]
+    reset = enc.packed_position_ids(lengths)[None]
+    arange = torch.arange(n)[None]
+    assert llama.config.use_cache
+    with torch.no_grad():
+        alone = torch.cat([llama(d[None]).logits[0] for d in docs])
+        scale = float(alone.abs().max())
+
+        def error(**kwargs) -> float:
+            return float((llama(packed, **kwargs).logits[0] - alone).abs().max()) / scale
+
+        blocks = document_mask(lengths)
+        assert error(position_ids=reset, attention_mask=blocks, use_cache=False) < SAME
+        assert error(position_ids=arange, attention_mask=blocks, use_cache=False) < SAME
+        ones = torch.ones(1, n, dtype=torch.long)
+        assert error(position_ids=reset, attention_mask=ones, use_cache=False) > DIFFERENT
+        assert error(position_ids=reset, use_cache=False) < SAME  # the mask transformers infers from the ids
+        assert error(position_ids=arange, use_cache=False) > DIFFERENT  # no reset: one document, nothing inferred
+        assert error(position_ids=reset) > DIFFERENT  # a cache: nothing inferred
+
+
+# ---------------------------------------------------------------- bad input
+BAD_INPUTS = [
+    (lambda: enc.position_ids_from_mask(torch.tensor([[1.0, 0.0]])), TypeError, "attention_mask must have an integer"),
+    (lambda: enc.position_ids_from_mask("11"), TypeError, "attention_mask must be a tensor"),
+    (lambda: enc.position_ids_from_mask(torch.tensor([[1, 2, 0]])), ValueError, "only 0 \\(pad\\) and 1"),
+    (lambda: enc.position_ids_from_mask(torch.tensor([[1, -1]])), ValueError, "only 0 \\(pad\\) and 1"),
+    (lambda: enc.position_ids_from_mask(torch.tensor(1)), ValueError, "attention_mask must have a sequence"),
+    (lambda: enc.position_ids_from_mask(torch.tensor([[1j]])), TypeError, "attention_mask must hold integer"),
+    (lambda: enc.packed_position_ids([3, 0, 2]), ValueError, r"lengths must all be >= 1 .* lengths\[1\] = 0"),
+    (lambda: enc.packed_position_ids(torch.tensor([4, -2])), ValueError, r"lengths\[1\] = -2"),
+    (lambda: enc.packed_position_ids([]), ValueError, "at least one document"),
+    (lambda: enc.packed_position_ids(torch.tensor([], dtype=torch.long)), ValueError, "lengths must hold at least"),
+    (lambda: enc.packed_position_ids([[2, 3]]), ValueError, "lengths must be one-dimensional"),
+    (lambda: enc.packed_position_ids(4), ValueError, "lengths must be one-dimensional"),
+    (lambda: enc.packed_position_ids([2.0, 3.0]), TypeError, "lengths must have an integer dtype"),
+    (lambda: enc.packed_position_ids([True, True]), TypeError, "lengths must hold integers"),
+    (lambda: enc.packed_position_ids("23"), TypeError, "lengths must be a tensor or a sequence"),
+    (lambda: enc.packed_position_ids(None), TypeError, "lengths must be a tensor or a sequence"),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD_INPUTS, ids=[m for _, _, m in BAD_INPUTS])
+def test_bad_input_names_parameter_and_rule(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
