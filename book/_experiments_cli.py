@@ -45,14 +45,15 @@ def parser() -> argparse.ArgumentParser:
         metavar="SCHEME",
         help="with --suite and one --task: train SCHEME's 5 seeds to the step cap, with no early stopping, "
         "at the learning rate the committed sweep chose, and write book/results/annealed_<task>_<scheme>.json "
-        "with the weights (chapter 9 reads local_sum's rope)",
+        "with the weights (chapter 9 reads local_sum's rope); with --rerun, annealed_<task>_<scheme>_rerun.json",
     )
     p.add_argument(
         "--rerun",
         action="store_true",
         help="with --suite: run the suite again, sweep included, and write "
         "book/results/benchmark_<task>_rerun.json with the CPU capability; run it under another "
-        "ATEN_CPU_CAPABILITY to measure how far another CPU moves the results (chapter 8's margins)",
+        "ATEN_CPU_CAPABILITY to measure how far another CPU moves the results (chapter 8's margins); "
+        "with --anneal, the annealed models again (chapter 9's margins)",
     )
     p.add_argument(
         "--offsets",
@@ -163,9 +164,14 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
         from .annealed import run_annealed
 
         results = run_annealed(
-            args.task, args.anneal, workers=args.workers, progress=not args.quiet, start_method=start_method
+            args.task,
+            args.anneal,
+            workers=args.workers,
+            progress=not args.quiet,
+            start_method=start_method,
+            rerun=args.rerun,
         )
-        name = f"annealed_{args.task}_{args.anneal}.json"
+        name = f"annealed_{args.task}_{args.anneal}{'_rerun' if args.rerun else ''}.json"
         path = (args.output or Path(benchmark.__file__).parent / "results") / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -6,7 +6,12 @@ stop early, by its rule). Written by::
 
 into ``book/results/annealed_local_sum_rope.json``, weights included
 (``book.results.state_to_json``), which ``annealed_models`` turns back into
-models.
+models. The same training again under the kernels without AVX::
+
+    ATEN_CPU_CAPABILITY=default python -m book.experiments --suite --task local_sum --anneal rope --rerun
+
+writes ``annealed_local_sum_rope_rerun.json``, whose models set chapter 9's
+margins.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 import time
 from typing import Any, Mapping
+
+import torch
 
 from . import __version__
 from ._validate import check_choice, check_positive_int
@@ -66,6 +73,7 @@ def run_annealed(
     workers: int = 2,
     progress: bool = True,
     start_method: str = "spawn",
+    rerun: bool = False,
     **changes: Any,
 ) -> dict[str, Any]:
     """Train ``scheme``'s seeds of ``task`` to the cap (``annealed_config``)
@@ -76,10 +84,17 @@ def run_annealed(
     ``workers`` processes. ``runs`` holds per seed the steps, final loss,
     ``first_stop_step`` (when the benchmark's rule first held), validation
     score, loss curve and weights (``book.results.state_to_json``).
+    With ``rerun`` the dict also records ``"rerun": True`` and
+    ``cpu_capability`` (``torch.backends.cpu.get_cpu_capability()``): the
+    same training again under other CPU kernels (``ATEN_CPU_CAPABILITY``),
+    which chapter 9's margins measure, as ``benchmark.run_suite(rerun=True)``
+    does for chapter 8.
     """
     from .results import load
 
     workers = check_positive_int("workers", workers)
+    if not isinstance(rerun, bool):
+        raise TypeError(f"rerun must be True or False, got {type(rerun).__name__} {rerun!r}")
     check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
     task, scheme = check_choice("task", task, TASKS), check_choice("scheme", scheme, SCHEMES)
     if lr is None:
@@ -97,7 +112,7 @@ def run_annealed(
         with pool:
             futures = [pool.submit(_anneal_job, config, scheme, seed, rule) for seed in config.seeds]
             done = _iterate((f.result() for f in futures), len(futures), progress)
-    return {
+    out = {
         "book_version": __version__,
         "annealed": True,
         "scheme": scheme,
@@ -105,6 +120,9 @@ def run_annealed(
         "runs": {str(r["seed"]): {k: v for k, v in r.items() if k != "seed"} for r in done},
         "timing": {"wall_seconds": round(time.perf_counter() - start, 2), "workers": workers, "machine": _machine()},
     }
+    if rerun:
+        out |= {"rerun": True, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    return out
 
 
 def annealed_models(results: Mapping[str, Any]) -> dict[int, TinyTransformer]:

@@ -5,7 +5,9 @@ Chapter 8 reads the experiments that ``python -m book.experiments`` wrote
 ``benchmark_<task>_rerun``, the whole benchmark again under other CPU kernels,
 which set the chapter's margins), chapter 9
 the weights of the benchmark's RoPE models trained to the cap
-(``annealed_local_sum_rope``, written by :func:`state_to_json`), and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
+(``annealed_local_sum_rope``, written by :func:`state_to_json`, and
+``annealed_local_sum_rope_rerun``, the same training under other CPU
+kernels, which sets that chapter's margins), and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
 wrote. They live in this package (``book/results/*.json``), so a chapter
 run from any folder, or opened alone in Colab with the book installed from
 a wheel, finds them through :func:`load`. A file that is missing is never
@@ -48,6 +50,8 @@ COMMANDS: dict[str, str] = {
     "benchmark_copy_rerun": f"{_EXPERIMENT} --suite --task copy --rerun",
     # chapter 9's RoPE models: the benchmark's local_sum RoPE, trained to the cap (book.annealed.run_annealed)
     "annealed_local_sum_rope": f"{_EXPERIMENT} --suite --task local_sum --anneal rope",
+    # the same again under the kernels without AVX (ATEN_CPU_CAPABILITY=default ...): chapter 9's margins
+    "annealed_local_sum_rope_rerun": f"{_EXPERIMENT} --suite --task local_sum --anneal rope --rerun",
 }
 
 

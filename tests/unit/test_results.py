@@ -6,6 +6,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+import torch
 
 from book import _experiments_cli as experiments_cli
 from book import experiments, results
@@ -130,3 +131,36 @@ def test_the_annealed_models_come_from_their_command_and_config(monkeypatch):
     assert len(seen) == 200
     again, kept = experiments._loss_curve(seen), stored["runs"]["0"]["loss_curve"][:20]
     assert max(abs(a - b) for a, b in zip(again, kept)) < 2e-3
+
+
+def test_the_annealed_rerun_trains_the_same_config_under_the_plain_kernels():
+    """annealed_local_sum_rope_rerun.json: the command with --rerun, the same
+    config, every seed to the cap, run under ATEN_CPU_CAPABILITY=default."""
+    from book import annealed, benchmark
+
+    words = shlex.split(results.COMMANDS["annealed_local_sum_rope_rerun"])
+    args = experiments_cli.parser().parse_args(words[3:])
+    assert args.suite and args.rerun and args.task == "local_sum" and args.anneal == "rope"
+    first, again = results.load("annealed_local_sum_rope"), results.load("annealed_local_sum_rope_rerun")
+    assert again["rerun"] is True and again["cpu_capability"] == "DEFAULT"
+    assert "rerun" not in first and "cpu_capability" not in first
+    config = experiments.Config.from_results(again)
+    assert config == experiments.Config.from_results(first)
+    assert sorted(again["runs"]) == sorted(first["runs"])
+    for seed, model in annealed.annealed_models(again).items():
+        record = again["runs"][str(seed)]
+        assert record["steps"] == config.steps
+        assert record["validation"] == round(benchmark.validation_score(model, config, seed), 4)
+
+
+def test_run_annealed_with_rerun_records_the_cpu_capability():
+    from book import annealed
+
+    kwargs = dict(workers=1, progress=False, seeds=(0,), steps=3, eval_seqs=8, test_len=40)
+    plain = annealed.run_annealed("local_sum", "rope", **kwargs)
+    again = annealed.run_annealed("local_sum", "rope", rerun=True, **kwargs)
+    assert "rerun" not in plain and "cpu_capability" not in plain
+    assert again["rerun"] is True and again["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert again["runs"]["0"]["state"] == plain["runs"]["0"]["state"]  # the same training, on one machine
+    with pytest.raises(TypeError, match="rerun must be True or False"):
+        annealed.run_annealed("local_sum", "rope", rerun="yes", **kwargs)
