@@ -38,12 +38,20 @@ def position_ids_from_mask(attention_mask: torch.Tensor | Sequence[Sequence[int]
     then gives its real tokens the ids they would have had without padding.
 
     In a left-padded batch the naive ids ``arange(seq_len)`` differ from these
-    by one constant per row (its number of pads) at the real tokens. With RoPE,
-    which sees only differences of positions, that changes the outputs only
-    by rounding; with a learned table of absolute positions (GPT-2) it changes
-    them by order 1, and these ids are what make a left-padded row give the
-    unpadded row's outputs. ``tests/unit/encodings/test_position_ids.py``
-    shows both on tiny transformers models.
+    by one constant per row (its number of pads) at the real tokens. With
+    fixed-frequency RoPE (transformers' ``default``, ``linear``, ``yarn``,
+    ``llama3``), which sees only differences of positions, that changes the
+    outputs only by rounding. With length-dependent RoPE (``longrope``,
+    ``dynamic``) it does not: transformers 5.24.0 picks the frequencies from
+    ``seq_len = max(position_ids) + 1`` (``longrope_frequency_update`` and
+    ``dynamic_frequency_update`` in ``modeling_rope_utils.py``), so the pads
+    can push ``max(position_ids) + 1`` past the original length and change
+    the outputs by order 1 (a Phi-3 ``longrope`` model switches to its long
+    factors). With a learned table of absolute positions (GPT-2) the naive
+    ids change the outputs by order 1 too. These ids are what make a
+    left-padded row give the unpadded row's outputs in every case.
+    ``tests/unit/encodings/test_position_ids.py`` shows all three on tiny
+    transformers models (Llama, Phi-3, GPT-2).
 
     Args:
         attention_mask: 1 for a real token, 0 for a pad; an integer or boolean
