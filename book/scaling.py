@@ -336,7 +336,12 @@ def longrope_frequencies(
     Tokens", arXiv 2402.13753) names an efficient search that exploits
     non-uniformities in positional interpolation, and a readjustment on 8k
     length to recover the short context window's performance; in
-    transformers, inputs within ``L`` use the short set. The attention factor
+    transformers, inputs within ``L`` use the short set. The other
+    non-uniformity of LongRoPE, leaving the first ``n-hat`` positions
+    uninterpolated (microsoft/LongRoPE's ``MixedLongRoPEScaledRotaryEmbedding``
+    in ``rope/longrope.py`` copies RoPE's own cos and sin into the first
+    ``start_token_idx`` positions), is left out by transformers' ``longrope``
+    and by this function: every position gets the same factors. The attention factor
     depends on ``max_len`` only, so short inputs get it too; it is the default
     ``"su"`` policy (``_calc_mscale_su``) of microsoft/LongRoPE's
     ``rope/longrope.py``.
@@ -348,9 +353,13 @@ def longrope_frequencies(
     ``attention_factor`` in ``rope_parameters``, so that ``s`` is
     ``max_position_embeddings / original_max_position_embeddings``, the
     ratio that the function's own comment says Phi-3 uses. Its
-    ``seq_len`` picks the long set only when given and larger than ``L``
-    (the model's forward passes ``max(position_ids) + 1``, see
-    ``dynamic_rope_update``), as here. transformers computes in float32, the
+    ``seq_len`` picks the long set only when given and larger than ``L``, as
+    here. The model's forward does not pass it the input length: its
+    ``longrope_frequency_update`` (in ``dynamic_rope_update``) computes
+    ``seq_len = max(position_ids) + 1``, builds the long set once by calling
+    the function with ``seq_len = L + 1``, and chooses per call with
+    ``torch.where(seq_len > L, long_inv_freq, original_inv_freq)``, the
+    short set being the one built without ``seq_len``. transformers computes in float32, the
     book in float64. With ``partial_rotary_factor < 1`` transformers forms the
     frequencies over the rotated width, which is ``d_model`` here.
 
@@ -484,8 +493,10 @@ and pairs that YaRN interpolates are divided by ``s``, but a blended pair gets
 theta_i``. Then ``longrope_frequencies`` with these long factors, short
 factors all 1, ``max_len = s L`` and ``seq_len = s L``: the long set for ``s >
 1`` with the attention factor ``sqrt(1 + ln s / ln L)``, RoPE unchanged for
-``s = 1``. A released model's searched factors differ; pass them to
-``longrope_frequencies``."""
+``s = 1``. The entry always uses the long set, at every input length, whereas
+a transformers ``longrope`` model uses the short set for inputs whose
+``max(position_ids) + 1 <= L``. A released model's searched factors differ;
+pass them to ``longrope_frequencies``."""
 
 TRANSFORMERS_ROPE_TYPES: dict[str, str] = {
     "unchanged": "default",
