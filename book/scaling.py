@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Sequence
 
+import numpy as np
 import torch
 
 from ._validate import check_base, check_choice, check_even, check_positive_int, check_real
@@ -277,24 +278,43 @@ def llama3_frequencies(
     return (1 - smooth) * theta / factor + smooth * theta
 
 
-def _check_factors(name: str, factors: object, pairs: int) -> torch.Tensor:
-    """LongRoPE's rescale factors as a float64 tensor of ``pairs`` finite numbers > 0."""
+def _check_factors(name: str, factors: object, theta: torch.Tensor) -> torch.Tensor:
+    """LongRoPE's rescale factors as a float64 tensor of one finite number > 0
+    per frequency of ``theta``, such that ``theta / factors`` stays finite.
+
+    A sequence of Python or NumPy numbers, a 1-D real NumPy array (as
+    microsoft/LongRoPE keeps its searched factors) or a 1-D real tensor."""
+    if isinstance(factors, np.ndarray):
+        if factors.dtype == np.bool_ or factors.dtype.kind not in "iuf" or factors.ndim != 1:
+            raise TypeError(
+                f"{name} must be a sequence, 1-D real array or 1-D real tensor of numbers, got an array "
+                f"{factors.dtype} of shape {factors.shape}"
+            )
+        factors = torch.from_numpy(factors.astype(np.float64))
     if isinstance(factors, torch.Tensor):
         values = factors.detach().cpu()
         if values.dtype == torch.bool or values.is_complex() or values.dim() != 1:
             raise TypeError(
-                f"{name} must be a sequence or 1-D real tensor of numbers, got a tensor {values.dtype} "
-                f"of shape {tuple(values.shape)}"
+                f"{name} must be a sequence, 1-D real array or 1-D real tensor of numbers, got a tensor "
+                f"{values.dtype} of shape {tuple(values.shape)}"
             )
         values = values.to(torch.float64)
     else:
         if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence):
             raise TypeError(f"{name} must be a sequence of numbers (one per pair), got {type(factors).__name__}")
         values = torch.tensor([check_real(f"{name}[{i}]", f) for i, f in enumerate(factors)], dtype=torch.float64)
+    pairs = theta.numel()
     if values.shape != (pairs,):
         raise ValueError(f"{name} must have one factor per pair, d_model // 2 = {pairs}, got {values.numel()}")
     if not (torch.isfinite(values) & (values > 0)).all():
         raise ValueError(f"{name} must hold finite numbers > 0 (each divides a frequency), got {values.tolist()}")
+    frequencies = theta / values
+    if not torch.isfinite(frequencies).all():
+        index = int(torch.nonzero(~torch.isfinite(frequencies))[0, 0])
+        raise ValueError(
+            f"{name} must give finite frequencies theta_i / {name}[i], but {name}[{index}] = {float(values[index])!r} "
+            f"is so small that theta_{index} / it overflows"
+        )
     return values
 
 
@@ -314,8 +334,8 @@ def longrope_frequencies(
     d_model: int,
     *,
     base: float,
-    short_factor: Sequence[float] | torch.Tensor,
-    long_factor: Sequence[float] | torch.Tensor,
+    short_factor: Sequence[float] | np.ndarray | torch.Tensor,
+    long_factor: Sequence[float] | np.ndarray | torch.Tensor,
     original_max_len: int,
     max_len: int,
     seq_len: int | None = None,
@@ -366,9 +386,10 @@ def longrope_frequencies(
     Args:
         d_model: the rotated width ``d`` (head width), positive and even.
         base: RoPE's base (> 1).
-        short_factor, long_factor: ``d/2`` finite factors > 0 each (sequence
-            or 1-D tensor); ``lambda_i = 1`` keeps pair ``i``, ``lambda_i = s``
-            interpolates it like PI.
+        short_factor, long_factor: ``d/2`` finite factors > 0 each (a
+            sequence of numbers, a 1-D real NumPy array as microsoft/LongRoPE
+            stores them, or a 1-D real tensor); ``lambda_i = 1`` keeps pair
+            ``i``, ``lambda_i = s`` interpolates it like PI.
         original_max_len: the trained length ``L`` (>= 2 when ``max_len > L``).
         max_len: the extended length ``L'`` (>= ``L``); it sets ``s = L' / L``.
         seq_len: the current input length; ``None`` (or ``<= L``) uses the short set.
@@ -380,13 +401,15 @@ def longrope_frequencies(
     Raises:
         TypeError: for non-integer lengths or non-numeric factors.
         ValueError: for a bad ``d_model`` or ``base``, factors of the wrong
-            length or not finite and > 0, non-positive lengths, ``max_len <
-            original_max_len``, or ``original_max_len = 1`` with ``max_len > 1``.
+            length or not finite and > 0, factors so small that a frequency
+            ``theta_i / lambda_i`` overflows to infinity (in either set),
+            non-positive lengths, ``max_len < original_max_len``, or
+            ``original_max_len = 1`` with ``max_len > 1``.
     """
     d_model = check_even("d_model", d_model)
     theta = frequencies(d_model, base=base)
-    short = _check_factors("short_factor", short_factor, d_model // 2)
-    long = _check_factors("long_factor", long_factor, d_model // 2)
+    short = _check_factors("short_factor", short_factor, theta)
+    long = _check_factors("long_factor", long_factor, theta)
     original_max_len = check_positive_int("original_max_len", original_max_len)
     max_len = check_positive_int("max_len", max_len)
     if max_len < original_max_len:
