@@ -117,9 +117,7 @@ def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
     """
     if isinstance(lengths, (list, tuple)) and not lengths:  # torch.as_tensor([]) would be float32
         raise ValueError("lengths must hold at least one document length, got none")
-    lengths = check_position_tensor("lengths", lengths, allow_float=False, allow_bool=True)
-    if lengths.dtype == torch.bool:
-        raise TypeError("lengths must hold integers (document lengths), got dtype torch.bool")
+    lengths = check_position_tensor("lengths", lengths, allow_float=False)
     if lengths.dim() != 1:
         raise ValueError(f"lengths must be one-dimensional (one length per document), got shape {tuple(lengths.shape)}")
     if lengths.numel() == 0:

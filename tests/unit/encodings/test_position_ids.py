@@ -295,7 +295,9 @@ BAD_INPUTS = [
     (lambda: enc.packed_position_ids([[2, 3]]), ValueError, "lengths must be one-dimensional"),
     (lambda: enc.packed_position_ids(4), ValueError, "lengths must be one-dimensional"),
     (lambda: enc.packed_position_ids([2.0, 3.0]), TypeError, "lengths must have an integer dtype"),
-    (lambda: enc.packed_position_ids([True, True]), TypeError, "lengths must hold integers"),
+    (lambda: enc.packed_position_ids([True, True]), TypeError, "lengths must hold numbers, not booleans"),
+    (lambda: enc.packed_position_ids([True, 2]), TypeError, "lengths must hold numbers, not booleans"),
+    (lambda: enc.packed_position_ids(torch.tensor([True])), TypeError, "lengths must hold integer positions"),
     (lambda: enc.packed_position_ids("23"), TypeError, "lengths must be a tensor or a sequence"),
     (lambda: enc.packed_position_ids(None), TypeError, "lengths must be a tensor or a sequence"),
 ]

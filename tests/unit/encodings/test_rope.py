@@ -358,6 +358,7 @@ BAD_INPUTS = [
     (lambda: enc.shift_rope(torch.randn(4, 8), torch.tensor([1.0] * 4)), TypeError, "delta must have an integer dtype"),
     (lambda: enc.shift_rope(torch.randn(4, 8), torch.ones(4, dtype=torch.bool)), TypeError, "delta must hold integer"),
     (lambda: enc.shift_rope(torch.randn(4, 8), "3"), TypeError, "delta must be a tensor or a sequence"),
+    (lambda: enc.shift_rope(torch.randn(4, 8), [1, True, 0, 2]), TypeError, "delta must hold numbers, not booleans"),
     (lambda: enc.shift_rope(torch.randn(4, 8), torch.arange(5)), ValueError, r"delta of shape \(5,\) must broadcast"),
     (lambda: enc.shift_rope(torch.randn(2, 4, 8), torch.zeros(3, 1, dtype=torch.long)), ValueError, "must broadcast"),
     (lambda: enc.shift_rope(torch.randn(8), torch.arange(8)), ValueError, r"must broadcast to x.shape\[:-1\] = \(\)"),

@@ -254,6 +254,7 @@ def test_a_text_token_is_plain_rope_and_shapes_follow_the_ids(interleaved):
         ((torch.zeros(3), 16, (2, 3, 3)), {}, ValueError, r"position_ids must have shape \(3, \.\.\., seq\)"),
         ((torch.full((3, 2), float("nan")), 16, (2, 3, 3)), {}, ValueError, "position_ids must be finite"),
         ((torch.zeros(3, 2, dtype=torch.bool), 16, (2, 3, 3)), {}, TypeError, "position_ids must hold integer"),
+        (([[0, 1], [0, True], [0, 1]], 16, (2, 3, 3)), {}, TypeError, "position_ids must hold numbers, not booleans"),
         ((torch.zeros(3, 2), 15, (2, 3, 3)), {}, ValueError, "d_model must be even"),
         ((torch.zeros(3, 2), 16, (2, 3)), {}, ValueError, "sections must have three entries"),
         ((torch.zeros(3, 2), 16, "233"), {}, TypeError, "sections must be a sequence"),
