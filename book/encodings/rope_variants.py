@@ -1,8 +1,9 @@
 """RoPE as recent models vary it: which pairs turn, and by which position.
 
-* ``proportional_frequencies``: p-RoPE ("proportional" RoPE), the frequencies
-  of Gemma 4's full-attention layers in transformers: RoPE's full-width
-  spectrum with its slowest pairs set to frequency 0.
+* ``proportional_frequencies``: p-RoPE (Barbero et al., 2024),
+  transformers' rope type ``"proportional"``, the frequencies of Gemma 4's
+  full-attention layers in transformers: RoPE's full-width spectrum with its
+  slowest pairs set to frequency 0.
 * ``mrope_angles``: M-RoPE, the angle table of Qwen2-VL (contiguous sections)
   and Qwen3-VL (interleaved sections), in which each frequency is turned by
   the time, height or width coordinate of a token.
