@@ -12,6 +12,7 @@ import math
 import numbers
 from typing import Any, TypeVar
 
+import numpy as np
 import torch
 
 __all__ = [
@@ -153,9 +154,14 @@ def check_position_tensor(name: str, positions: Any, *, allow_float: bool, allow
     """Turn ``positions`` (tensor or sequence of numbers) into a tensor and check its dtype.
 
     Integer dtypes are always accepted; floating dtypes only if ``allow_float``,
-    booleans only if ``allow_bool`` (an attention mask). Complex numbers are rejected.
+    booleans only if ``allow_bool`` (an attention mask). Complex numbers are
+    rejected. Without ``allow_bool``, a sequence that holds any Python or NumPy
+    ``bool`` is rejected too, also mixed with numbers: ``torch.as_tensor([True,
+    2])`` would silently read ``True`` as the integer 1.
     """
     if not isinstance(positions, torch.Tensor):
+        if not allow_bool and _holds_bool(positions):
+            raise TypeError(f"{name} must hold numbers, not booleans (True/False), got {_abbreviated(positions)}")
         try:
             positions = torch.as_tensor(positions)
         except (TypeError, ValueError, RuntimeError) as err:
@@ -167,3 +173,22 @@ def check_position_tensor(name: str, positions: Any, *, allow_float: bool, allow
     if positions.is_floating_point() and not allow_float:
         raise TypeError(f"{name} must have an integer dtype (e.g. torch.long), got {positions.dtype}")
     return positions
+
+
+def _holds_bool(value: Any) -> bool:
+    """Whether ``value`` is, or (nested in lists, tuples or arrays) holds, a Python or NumPy ``bool``."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, torch.Tensor):
+        return value.dtype == torch.bool
+    if isinstance(value, np.ndarray):
+        return value.dtype == np.bool_ or (value.dtype == object and any(_holds_bool(v) for v in value.flat))
+    if isinstance(value, (list, tuple)):
+        return any(_holds_bool(v) for v in value)
+    return False
+
+
+def _abbreviated(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

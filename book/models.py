@@ -227,7 +227,10 @@ class TinyTransformer(nn.Module):
         (YaRN's ``sqrt(1/t)``, LongRoPE's ``sqrt(1 + ln s / ln L)``). Or
         pass ``freqs`` (and ``attention_factor``) directly, e.g. from
         ``book.scaling.yarn_frequencies`` with other thresholds. With
-        neither, RoPE's own ``10000^(-2i/h)`` is restored.
+        neither, RoPE's own ``10000^(-2i/h)`` is restored. The frequencies are
+        fixed, whatever the input length: ``rule="LongRoPE"`` always uses its
+        long set (with ``s > 1``), whereas a transformers ``longrope`` model
+        uses its short set for inputs within ``original_max_len``.
 
         Raises:
             ValueError: if the model is not a RoPE model; ``freqs`` does not

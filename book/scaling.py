@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Sequence
 
+import numpy as np
 import torch
 
 from ._validate import check_base, check_choice, check_even, check_positive_int, check_real
@@ -277,24 +278,43 @@ def llama3_frequencies(
     return (1 - smooth) * theta / factor + smooth * theta
 
 
-def _check_factors(name: str, factors: object, pairs: int) -> torch.Tensor:
-    """LongRoPE's rescale factors as a float64 tensor of ``pairs`` finite numbers > 0."""
+def _check_factors(name: str, factors: object, theta: torch.Tensor) -> torch.Tensor:
+    """LongRoPE's rescale factors as a float64 tensor of one finite number > 0
+    per frequency of ``theta``, such that ``theta / factors`` stays finite.
+
+    A sequence of Python or NumPy numbers, a 1-D real NumPy array (as
+    microsoft/LongRoPE keeps its searched factors) or a 1-D real tensor."""
+    if isinstance(factors, np.ndarray):
+        if factors.dtype == np.bool_ or factors.dtype.kind not in "iuf" or factors.ndim != 1:
+            raise TypeError(
+                f"{name} must be a sequence, 1-D real array or 1-D real tensor of numbers, got an array "
+                f"{factors.dtype} of shape {factors.shape}"
+            )
+        factors = torch.from_numpy(factors.astype(np.float64))
     if isinstance(factors, torch.Tensor):
         values = factors.detach().cpu()
         if values.dtype == torch.bool or values.is_complex() or values.dim() != 1:
             raise TypeError(
-                f"{name} must be a sequence or 1-D real tensor of numbers, got a tensor {values.dtype} "
-                f"of shape {tuple(values.shape)}"
+                f"{name} must be a sequence, 1-D real array or 1-D real tensor of numbers, got a tensor "
+                f"{values.dtype} of shape {tuple(values.shape)}"
             )
         values = values.to(torch.float64)
     else:
         if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence):
             raise TypeError(f"{name} must be a sequence of numbers (one per pair), got {type(factors).__name__}")
         values = torch.tensor([check_real(f"{name}[{i}]", f) for i, f in enumerate(factors)], dtype=torch.float64)
+    pairs = theta.numel()
     if values.shape != (pairs,):
         raise ValueError(f"{name} must have one factor per pair, d_model // 2 = {pairs}, got {values.numel()}")
     if not (torch.isfinite(values) & (values > 0)).all():
         raise ValueError(f"{name} must hold finite numbers > 0 (each divides a frequency), got {values.tolist()}")
+    frequencies = theta / values
+    if not torch.isfinite(frequencies).all():
+        index = int(torch.nonzero(~torch.isfinite(frequencies))[0, 0])
+        raise ValueError(
+            f"{name} must give finite frequencies theta_i / {name}[i], but {name}[{index}] = {float(values[index])!r} "
+            f"is so small that theta_{index} / it overflows"
+        )
     return values
 
 
@@ -314,8 +334,8 @@ def longrope_frequencies(
     d_model: int,
     *,
     base: float,
-    short_factor: Sequence[float] | torch.Tensor,
-    long_factor: Sequence[float] | torch.Tensor,
+    short_factor: Sequence[float] | np.ndarray | torch.Tensor,
+    long_factor: Sequence[float] | np.ndarray | torch.Tensor,
     original_max_len: int,
     max_len: int,
     seq_len: int | None = None,
@@ -336,7 +356,12 @@ def longrope_frequencies(
     Tokens", arXiv 2402.13753) names an efficient search that exploits
     non-uniformities in positional interpolation, and a readjustment on 8k
     length to recover the short context window's performance; in
-    transformers, inputs within ``L`` use the short set. The attention factor
+    transformers, inputs within ``L`` use the short set. The other
+    non-uniformity of LongRoPE, leaving the first ``n-hat`` positions
+    uninterpolated (microsoft/LongRoPE's ``MixedLongRoPEScaledRotaryEmbedding``
+    in ``rope/longrope.py`` copies RoPE's own cos and sin into the first
+    ``start_token_idx`` positions), is left out by transformers' ``longrope``
+    and by this function: every position gets the same factors. The attention factor
     depends on ``max_len`` only, so short inputs get it too; it is the default
     ``"su"`` policy (``_calc_mscale_su``) of microsoft/LongRoPE's
     ``rope/longrope.py``.
@@ -348,18 +373,23 @@ def longrope_frequencies(
     ``attention_factor`` in ``rope_parameters``, so that ``s`` is
     ``max_position_embeddings / original_max_position_embeddings``, the
     ratio that the function's own comment says Phi-3 uses. Its
-    ``seq_len`` picks the long set only when given and larger than ``L``
-    (the model's forward passes ``max(position_ids) + 1``, see
-    ``dynamic_rope_update``), as here. transformers computes in float32, the
+    ``seq_len`` picks the long set only when given and larger than ``L``, as
+    here. The model's forward does not pass it the input length: its
+    ``longrope_frequency_update`` (in ``dynamic_rope_update``) computes
+    ``seq_len = max(position_ids) + 1``, builds the long set once by calling
+    the function with ``seq_len = L + 1``, and chooses per call with
+    ``torch.where(seq_len > L, long_inv_freq, original_inv_freq)``, the
+    short set being the one built without ``seq_len``. transformers computes in float32, the
     book in float64. With ``partial_rotary_factor < 1`` transformers forms the
     frequencies over the rotated width, which is ``d_model`` here.
 
     Args:
         d_model: the rotated width ``d`` (head width), positive and even.
         base: RoPE's base (> 1).
-        short_factor, long_factor: ``d/2`` finite factors > 0 each (sequence
-            or 1-D tensor); ``lambda_i = 1`` keeps pair ``i``, ``lambda_i = s``
-            interpolates it like PI.
+        short_factor, long_factor: ``d/2`` finite factors > 0 each (a
+            sequence of numbers, a 1-D real NumPy array as microsoft/LongRoPE
+            stores them, or a 1-D real tensor); ``lambda_i = 1`` keeps pair
+            ``i``, ``lambda_i = s`` interpolates it like PI.
         original_max_len: the trained length ``L`` (>= 2 when ``max_len > L``).
         max_len: the extended length ``L'`` (>= ``L``); it sets ``s = L' / L``.
         seq_len: the current input length; ``None`` (or ``<= L``) uses the short set.
@@ -371,13 +401,15 @@ def longrope_frequencies(
     Raises:
         TypeError: for non-integer lengths or non-numeric factors.
         ValueError: for a bad ``d_model`` or ``base``, factors of the wrong
-            length or not finite and > 0, non-positive lengths, ``max_len <
-            original_max_len``, or ``original_max_len = 1`` with ``max_len > 1``.
+            length or not finite and > 0, factors so small that a frequency
+            ``theta_i / lambda_i`` overflows to infinity (in either set),
+            non-positive lengths, ``max_len < original_max_len``, or
+            ``original_max_len = 1`` with ``max_len > 1``.
     """
     d_model = check_even("d_model", d_model)
     theta = frequencies(d_model, base=base)
-    short = _check_factors("short_factor", short_factor, d_model // 2)
-    long = _check_factors("long_factor", long_factor, d_model // 2)
+    short = _check_factors("short_factor", short_factor, theta)
+    long = _check_factors("long_factor", long_factor, theta)
     original_max_len = check_positive_int("original_max_len", original_max_len)
     max_len = check_positive_int("max_len", max_len)
     if max_len < original_max_len:
@@ -484,8 +516,10 @@ and pairs that YaRN interpolates are divided by ``s``, but a blended pair gets
 theta_i``. Then ``longrope_frequencies`` with these long factors, short
 factors all 1, ``max_len = s L`` and ``seq_len = s L``: the long set for ``s >
 1`` with the attention factor ``sqrt(1 + ln s / ln L)``, RoPE unchanged for
-``s = 1``. A released model's searched factors differ; pass them to
-``longrope_frequencies``."""
+``s = 1``. The entry always uses the long set, at every input length, whereas
+a transformers ``longrope`` model uses the short set for inputs whose
+``max(position_ids) + 1 <= L``. A released model's searched factors differ;
+pass them to ``longrope_frequencies``."""
 
 TRANSFORMERS_ROPE_TYPES: dict[str, str] = {
     "unchanged": "default",

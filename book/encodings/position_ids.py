@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import torch
 
 from .._validate import check_position_tensor
@@ -38,12 +39,20 @@ def position_ids_from_mask(attention_mask: torch.Tensor | Sequence[Sequence[int]
     then gives its real tokens the ids they would have had without padding.
 
     In a left-padded batch the naive ids ``arange(seq_len)`` differ from these
-    by one constant per row (its number of pads) at the real tokens. With RoPE,
-    which sees only differences of positions, that changes the outputs only
-    by rounding; with a learned table of absolute positions (GPT-2) it changes
-    them by order 1, and these ids are what make a left-padded row give the
-    unpadded row's outputs. ``tests/unit/encodings/test_position_ids.py``
-    shows both on tiny transformers models.
+    by one constant per row (its number of pads) at the real tokens. With
+    fixed-frequency RoPE (transformers' ``default``, ``linear``, ``yarn``,
+    ``llama3``), which sees only differences of positions, that changes the
+    outputs only by rounding. With length-dependent RoPE (``longrope``,
+    ``dynamic``) it does not: transformers 5.24.0 picks the frequencies from
+    ``seq_len = max(position_ids) + 1`` (``longrope_frequency_update`` and
+    ``dynamic_frequency_update`` in ``modeling_rope_utils.py``), so the pads
+    can push ``max(position_ids) + 1`` past the original length and change
+    the outputs by order 1 (a Phi-3 ``longrope`` model switches to its long
+    factors). With a learned table of absolute positions (GPT-2) the naive
+    ids change the outputs by order 1 too. These ids are what make a
+    left-padded row give the unpadded row's outputs in every case.
+    ``tests/unit/encodings/test_position_ids.py`` shows all three on tiny
+    transformers models (Llama, Phi-3, GPT-2).
 
     Args:
         attention_mask: 1 for a real token, 0 for a pad; an integer or boolean
@@ -56,8 +65,14 @@ def position_ids_from_mask(attention_mask: torch.Tensor | Sequence[Sequence[int]
     Raises:
         TypeError: if ``attention_mask`` is not a tensor or sequence of
             integers or booleans (floating masks included).
-        ValueError: if it has no dimension, or holds a value other than 0 and 1.
+        ValueError: if it is an empty sequence (or NumPy array), has no
+            dimension, or holds a value other than 0 and 1.
     """
+    if _is_empty(attention_mask):  # torch.as_tensor([]) would be float32 and fail the dtype rule
+        raise ValueError(
+            f"attention_mask must hold at least one 0 or 1 (shape (..., seq_len)), got an empty "
+            f"{type(attention_mask).__name__}"
+        )
     mask = check_position_tensor("attention_mask", attention_mask, allow_float=False, allow_bool=True)
     if mask.dim() == 0:
         raise ValueError("attention_mask must have a sequence dimension (shape (..., seq_len)), got a scalar")
@@ -84,15 +99,18 @@ def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
     row of shape ``(1, sum(lengths))``; this function returns the row alone.
     transformers' ``find_packed_sequence_indices`` (``masking_utils.py``) reads
     the document boundaries back from such ids (wherever an id is not the
-    previous one plus 1), and transformers' Llama, given no attention mask
-    and no cache (``use_cache=False``; with a cache it skips this), masks
-    attention between the documents it finds. Otherwise restarting the ids alone does
-    not keep the documents apart: under a plain causal mask a token still
-    attends to the earlier documents, and only a block-diagonal document mask
-    makes a packed row give the separate documents' outputs (what the nanoVLM
-    pull request "Fix packed sequence position IDs and cross-sample attention"
-    measured; ``tests/unit/encodings/test_position_ids.py`` shows it on a tiny
-    Llama).
+    previous one plus 1), and ``_preprocess_mask_arguments`` there masks
+    attention between the documents it finds only when three conditions hold:
+    ``position_ids`` is given, ``attention_mask`` is ``None`` and the cache is
+    ``None`` (for transformers' Llama: no attention mask, no cache passed, and
+    ``use_cache=False``, since with ``use_cache`` it creates a
+    ``DynamicCache``). Otherwise restarting the ids alone does not keep the
+    documents apart: under a plain causal mask a token still attends to the
+    earlier documents, and only a block-diagonal document mask makes a packed
+    row give the separate documents' outputs (what huggingface/nanoVLM pull
+    request 204, "Fix packed sequence position IDs and cross-sample
+    attention", an open contributor pull request, measured;
+    ``tests/unit/encodings/test_position_ids.py`` shows it on a tiny Llama).
 
     Args:
         lengths: the documents' lengths, in order: a non-empty sequence of
@@ -107,11 +125,9 @@ def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
         ValueError: if ``lengths`` is empty, not one-dimensional, or holds a
             length below 1.
     """
-    if isinstance(lengths, (list, tuple)) and not lengths:  # torch.as_tensor([]) would be float32
+    if _is_empty(lengths):  # torch.as_tensor([]) would be float32
         raise ValueError("lengths must hold at least one document length, got none")
-    lengths = check_position_tensor("lengths", lengths, allow_float=False, allow_bool=True)
-    if lengths.dtype == torch.bool:
-        raise TypeError("lengths must hold integers (document lengths), got dtype torch.bool")
+    lengths = check_position_tensor("lengths", lengths, allow_float=False)
     if lengths.dim() != 1:
         raise ValueError(f"lengths must be one-dimensional (one length per document), got shape {tuple(lengths.shape)}")
     if lengths.numel() == 0:
@@ -125,3 +141,13 @@ def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
     lengths = lengths.long()
     starts = torch.cumsum(lengths, 0) - lengths
     return torch.arange(int(lengths.sum()), device=lengths.device) - torch.repeat_interleave(starts, lengths)
+
+
+def _is_empty(value: object) -> bool:
+    """Whether ``value`` is a sequence or NumPy array without a single number in it
+    (``[]``, ``[[]]``, ``np.array([])``), which ``torch.as_tensor`` turns into a float tensor."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_empty(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return value.size == 0
+    return False

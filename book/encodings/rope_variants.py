@@ -1,8 +1,9 @@
 """RoPE as recent models vary it: which pairs turn, and by which position.
 
-* ``proportional_frequencies``: p-RoPE ("proportional" RoPE), the frequencies
-  of Gemma 4's full-attention layers in transformers: RoPE's full-width
-  spectrum with its slowest pairs set to frequency 0.
+* ``proportional_frequencies``: p-RoPE (Barbero et al., 2024),
+  transformers' rope type ``"proportional"``, the frequencies of Gemma 4's
+  full-attention layers in transformers: RoPE's full-width spectrum with its
+  slowest pairs set to frequency 0.
 * ``mrope_angles``: M-RoPE, the angle table of Qwen2-VL (contiguous sections)
   and Qwen3-VL (interleaved sections), in which each frequency is turned by
   the time, height or width coordinate of a token.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import torch
 
 from .._validate import check_even, check_nonneg_int, check_real
@@ -93,7 +95,23 @@ def proportional_frequencies(d_model: int, *, fraction: float, base: float = 100
 
 def _check_sections(sections: object, pairs: int, interleaved: bool) -> tuple[int, int, int]:
     """``sections`` as three non-negative integers (time, height, width) that
-    share the ``pairs = d/2`` frequencies, and, interleaved, fit their slots."""
+    share the ``pairs = d/2`` frequencies, and, interleaved, fit their slots.
+
+    A sequence, a 1-D integer NumPy array or a 1-D integer tensor."""
+    if isinstance(sections, np.ndarray):
+        if sections.ndim != 1 or sections.dtype.kind not in "iu":
+            raise TypeError(
+                f"sections must be a sequence or 1-D integer array of three integers (time, height, width), "
+                f"got an array {sections.dtype} of shape {sections.shape}"
+            )
+        sections = sections.tolist()
+    elif isinstance(sections, torch.Tensor):
+        if sections.dim() != 1 or sections.is_floating_point() or sections.is_complex() or sections.dtype == torch.bool:
+            raise TypeError(
+                f"sections must be a sequence or 1-D integer tensor of three integers (time, height, width), "
+                f"got a tensor {sections.dtype} of shape {tuple(sections.shape)}"
+            )
+        sections = sections.tolist()
     if isinstance(sections, (str, bytes)) or not isinstance(sections, Sequence):
         raise TypeError(
             f"sections must be a sequence of three integers (time, height, width), got {type(sections).__name__}"
@@ -127,7 +145,7 @@ def _mrope_axes(pairs: int, sections: tuple[int, int, int], interleaved: bool) -
 def mrope_angles(
     position_ids: torch.Tensor | Sequence[Sequence[float]],
     d_model: int,
-    sections: Sequence[int],
+    sections: Sequence[int] | np.ndarray | torch.Tensor,
     *,
     base: float = 10000.0,
     interleaved: bool = False,
@@ -182,7 +200,8 @@ def mrope_angles(
             ``(3, ..., seq)``: time, height and width ids, e.g. ``(3, batch, seq)``
             as transformers passes them. Integer or float.
         d_model: head width ``d``, positive and even.
-        sections: ``(t, h, w)``, non-negative integers with ``t + h + w = d/2``
+        sections: ``(t, h, w)``, non-negative integers with ``t + h + w = d/2``,
+            as a sequence, a 1-D integer NumPy array or a 1-D integer tensor
             (transformers' ``rope_parameters["mrope_section"]``; its defaults
             are ``[16, 24, 24]`` in Qwen2-VL and ``[24, 20, 20]`` in Qwen3-VL,
             both for ``d = 128``).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -215,6 +216,43 @@ def test_longrope_takes_tensors_and_has_no_attention_factor_without_extension():
     torch.testing.assert_close(freqs, scaling.pi_frequencies(16, scale=2.0, base=500.0), rtol=1e-15, atol=0)
 
 
+@pytest.mark.parametrize(
+    "convert",
+    [
+        np.array,  # microsoft/LongRoPE keeps its searched factors as NumPy arrays
+        lambda f: np.array(f, dtype=np.float32),
+        torch.tensor,
+        lambda f: [np.float64(x) for x in f],
+    ],
+    ids=["ndarray float64", "ndarray float32", "tensor", "list of numpy floats"],
+)
+def test_longrope_takes_numpy_arrays_and_tensors_of_factors(convert):
+    want = scaling.longrope_frequencies(
+        D, base=BASE, short_factor=SHORT, long_factor=LONG, original_max_len=4096, max_len=16384, seq_len=5000
+    )
+    got = scaling.longrope_frequencies(
+        D,
+        base=BASE,
+        short_factor=convert(SHORT),
+        long_factor=convert(LONG),
+        original_max_len=4096,
+        max_len=16384,
+        seq_len=5000,
+    )
+    assert got[1] == want[1]
+    torch.testing.assert_close(got[0], want[0], rtol=1e-7, atol=0)  # float32 arrays round the factors
+    integers = scaling.longrope_frequencies(
+        D,
+        base=BASE,
+        short_factor=np.ones(D // 2, dtype=np.int64),
+        long_factor=np.full(D // 2, 2),
+        original_max_len=4096,
+        max_len=16384,
+        seq_len=5000,
+    )[0]
+    torch.testing.assert_close(integers, scaling.pi_frequencies(D, scale=2.0, base=BASE), rtol=1e-15, atol=0)
+
+
 @pytest.mark.parametrize("s, L", [(4.0, 2048), (8.0, 32), (16.0, 4096), (1.0, 2048)])
 def test_longrope_rule_is_longrope_from_its_searchs_starting_factors(s, L):
     """The registry's LongRoPE: YaRN's weight blends the factors, not the frequencies."""
@@ -238,12 +276,21 @@ def test_longrope_rule_is_longrope_from_its_searchs_starting_factors(s, L):
     "kwargs, exc, message",
     [
         ({"short_factor": [1.0] * 3}, ValueError, "short_factor must have one factor per pair, d_model // 2 = 8"),
-        ({"long_factor": torch.ones(2, 4)}, TypeError, "long_factor must be a sequence or 1-D real tensor"),
+        ({"long_factor": torch.ones(2, 4)}, TypeError, "long_factor must be a sequence, 1-D real array or 1-D"),
+        ({"long_factor": np.ones((2, 4))}, TypeError, "long_factor must be a sequence, 1-D real array or 1-D"),
+        ({"long_factor": np.ones(8, dtype=bool)}, TypeError, "long_factor must be a sequence, 1-D real array"),
+        ({"long_factor": np.ones(8, dtype=complex)}, TypeError, "long_factor must be a sequence, 1-D real array"),
+        ({"long_factor": np.array(["1"] * 8)}, TypeError, "long_factor must be a sequence, 1-D real array"),
+        ({"long_factor": np.ones(7)}, ValueError, "long_factor must have one factor per pair"),
+        ({"long_factor": np.array([1.0] * 7 + [np.nan])}, ValueError, "long_factor must hold finite numbers > 0"),
+        # a factor > 0 so small that theta_i / factor overflows to inf: refused, naming the set
+        ({"short_factor": [1e-320] + [1.0] * 7}, ValueError, r"short_factor must give finite frequencies .*\[0\]"),
+        ({"long_factor": [2.0] * 7 + [1e-320]}, ValueError, r"long_factor must give finite frequencies .*\[7\]"),
         ({"long_factor": [1.0] * 7 + [0.0]}, ValueError, "long_factor must hold finite numbers > 0"),
         ({"long_factor": [1.0] * 7 + [float("inf")]}, ValueError, r"long_factor\[7\] must be finite"),
         ({"short_factor": [1.0] * 7 + ["2"]}, TypeError, r"short_factor\[7\] must be a real number"),
         ({"short_factor": "11111111"}, TypeError, "short_factor must be a sequence of numbers"),
-        ({"short_factor": torch.ones(8, dtype=torch.bool)}, TypeError, "short_factor must be a sequence or 1-D"),
+        ({"short_factor": torch.ones(8, dtype=torch.bool)}, TypeError, "short_factor must be a sequence, 1-D"),
         ({"max_len": 1024}, ValueError, "max_len must be >= original_max_len = 2048"),
         ({"max_len": 4096.0}, TypeError, "max_len must be an integer"),
         ({"original_max_len": 0}, ValueError, "original_max_len must be a positive"),

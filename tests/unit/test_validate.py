@@ -86,6 +86,30 @@ def test_the_older_helpers_accept_numpy_scalars_too():
     assert v.check_pair_index("i", np.int64(1), 8) == 1
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        [True, 2],
+        [0, 1, False],
+        [[0, 1], [2, True]],
+        (3, np.bool_(True)),
+        [np.int64(1), np.bool_(False)],
+        np.array([1, True], dtype=object),
+        [True, False],
+        True,
+    ],
+)
+def test_check_position_tensor_rejects_booleans_mixed_with_numbers(value):
+    """``torch.as_tensor([True, 2])`` is ``tensor([1, 2])``: a bool among integers would be read as 0 or 1."""
+    with pytest.raises(TypeError, match="p must hold numbers, not booleans"):
+        v.check_position_tensor("p", value, allow_float=True)
+
+
+def test_check_position_tensor_accepts_booleans_only_when_allowed():
+    assert v.check_position_tensor("mask", [True, 0, 1], allow_float=False, allow_bool=True).tolist() == [1, 0, 1]
+    assert v.check_position_tensor("p", [np.int64(1), 2], allow_float=False).tolist() == [1, 2]
+
+
 # ---------------------------------------------- end to end, through public functions
 def test_public_functions_accept_numpy_scalars():
     cfg = experiments.Config(

@@ -25,6 +25,8 @@ from transformers import (  # noqa: E402
     GPT2LMHeadModel,
     LlamaConfig,
     LlamaForCausalLM,
+    Phi3Config,
+    Phi3ForCausalLM,
 )
 from transformers.masking_utils import find_packed_sequence_indices  # noqa: E402
 
@@ -47,6 +49,33 @@ def llama() -> LlamaForCausalLM:
         initializer_range=0.2,
     )
     return LlamaForCausalLM(config).eval()
+
+
+def phi3_longrope(long_factor: list[float]) -> Phi3ForCausalLM:
+    """A tiny Phi-3 with transformers' length-dependent ``longrope``: trained length 16 (short
+    factors all 1), extended to 64 with ``long_factor`` (head width 8, so four factors)."""
+    torch.manual_seed(0)
+    config = Phi3Config(
+        vocab_size=VOCAB,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        original_max_position_embeddings=16,
+        initializer_range=0.2,
+        pad_token_id=0,
+        bos_token_id=None,
+        eos_token_id=None,
+        rope_parameters={
+            "rope_type": "longrope",
+            "rope_theta": 10000.0,
+            "short_factor": [1.0] * 4,
+            "long_factor": long_factor,
+        },
+    )
+    return Phi3ForCausalLM(config).eval()
 
 
 @pytest.fixture(scope="module")
@@ -140,9 +169,10 @@ def test_position_ids_from_mask_equals_transformers_generation(llama):
 
 def test_left_padding_with_mask_ids_reproduces_unpadded_llama_logits(llama):
     """The key check: a left-padded batch, with the ids from the mask, gives each sequence's own
-    logits at its real tokens. RoPE is relative, so ``arange`` ids (each row's real tokens moved
-    by one constant, its pad count) give them too, up to rounding: left padding is harmless to
-    RoPE. The comparison is not blind to positions: a gap of 5 in the ids changes the logits."""
+    logits at its real tokens. Llama's default RoPE has fixed frequencies and is relative, so
+    ``arange`` ids (each row's real tokens moved by one constant, its pad count) give them too, up
+    to rounding; length-dependent RoPE does not (the Phi-3 test below). The comparison is not
+    blind to positions: a gap of 5 in the ids changes the logits."""
     seqs = sequences([7, 4, 6])
     ids, mask = left_padded(seqs)
     from_mask = enc.position_ids_from_mask(mask)
@@ -152,6 +182,25 @@ def test_left_padding_with_mask_ids_reproduces_unpadded_llama_logits(llama):
     gap = from_mask.clone()
     gap[:, -2:] += 5  # the last two tokens of every row moved 5 positions on
     assert padded_error(llama, seqs, ids, mask, gap) > DIFFERENT
+
+
+def test_left_padding_needs_mask_ids_for_length_dependent_rope():
+    """transformers' ``longrope`` (Phi-3) picks its frequencies by ``max(position_ids) + 1``
+    (``longrope_frequency_update``, ``modeling_rope_utils.py``): long factors past the trained
+    length 16, short ones within it. Rows of 12 and 5 tokens left-padded to width 20: the ids from
+    the mask reach 11, so the short factors are used, as for each row alone; ``arange`` ids reach
+    19 and switch every row to the long factors, which changes the logits by order 1. With long
+    factors equal to the short ones the same ``arange`` ids change them only by rounding, so the
+    switch is the cause."""
+    seqs = sequences([12, 5])
+    ids, mask = left_padded(seqs, pad=8)
+    assert ids.shape[1] == 20
+    arange = torch.arange(ids.shape[1]).expand(len(seqs), -1)
+    switching = phi3_longrope([1.0, 2.0, 3.0, 4.0])
+    assert padded_error(switching, seqs, ids, mask, enc.position_ids_from_mask(mask)) < SAME
+    assert padded_error(switching, seqs, ids, mask, arange) > DIFFERENT
+    no_switch = phi3_longrope([1.0] * 4)
+    assert padded_error(no_switch, seqs, ids, mask, arange) < SAME
 
 
 def test_left_padding_needs_mask_ids_for_a_learned_table(gpt2):
@@ -238,15 +287,22 @@ BAD_INPUTS = [
     (lambda: enc.position_ids_from_mask(torch.tensor([[1, 2, 0]])), ValueError, "only 0 \\(pad\\) and 1"),
     (lambda: enc.position_ids_from_mask(torch.tensor([[1, -1]])), ValueError, "only 0 \\(pad\\) and 1"),
     (lambda: enc.position_ids_from_mask(torch.tensor(1)), ValueError, "attention_mask must have a sequence"),
+    (lambda: enc.position_ids_from_mask([]), ValueError, "attention_mask must hold at least one 0 or 1"),
+    (lambda: enc.position_ids_from_mask([[]]), ValueError, "attention_mask must hold at least one 0 or 1"),
+    (lambda: enc.position_ids_from_mask([[], []]), ValueError, "attention_mask must hold at least one 0 or 1"),
+    (lambda: enc.position_ids_from_mask(np.array([])), ValueError, "attention_mask must hold at least one 0 or 1"),
     (lambda: enc.position_ids_from_mask(torch.tensor([[1j]])), TypeError, "attention_mask must hold integer"),
     (lambda: enc.packed_position_ids([3, 0, 2]), ValueError, r"lengths must all be >= 1 .* lengths\[1\] = 0"),
     (lambda: enc.packed_position_ids(torch.tensor([4, -2])), ValueError, r"lengths\[1\] = -2"),
     (lambda: enc.packed_position_ids([]), ValueError, "at least one document"),
+    (lambda: enc.packed_position_ids([[]]), ValueError, "at least one document"),
     (lambda: enc.packed_position_ids(torch.tensor([], dtype=torch.long)), ValueError, "lengths must hold at least"),
     (lambda: enc.packed_position_ids([[2, 3]]), ValueError, "lengths must be one-dimensional"),
     (lambda: enc.packed_position_ids(4), ValueError, "lengths must be one-dimensional"),
     (lambda: enc.packed_position_ids([2.0, 3.0]), TypeError, "lengths must have an integer dtype"),
-    (lambda: enc.packed_position_ids([True, True]), TypeError, "lengths must hold integers"),
+    (lambda: enc.packed_position_ids([True, True]), TypeError, "lengths must hold numbers, not booleans"),
+    (lambda: enc.packed_position_ids([True, 2]), TypeError, "lengths must hold numbers, not booleans"),
+    (lambda: enc.packed_position_ids(torch.tensor([True])), TypeError, "lengths must hold integer positions"),
     (lambda: enc.packed_position_ids("23"), TypeError, "lengths must be a tensor or a sequence"),
     (lambda: enc.packed_position_ids(None), TypeError, "lengths must be a tensor or a sequence"),
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -242,9 +243,22 @@ def test_each_axis_gets_exactly_its_section(interleaved):
 @pytest.mark.parametrize("interleaved", [False, True])
 def test_a_text_token_is_plain_rope_and_shapes_follow_the_ids(interleaved):
     positions = torch.tensor([[0, 1, 2, 7], [3, 4, 5, 9]])  # (batch 2, seq 4)
-    got = enc.mrope_angles(positions.expand(3, 2, 4), 16, (2, 3, 3) if not interleaved else (3, 3, 2))
+    sections = (2, 3, 3) if not interleaved else (3, 3, 2)
+    got = enc.mrope_angles(positions.expand(3, 2, 4), 16, sections, interleaved=interleaved)
     assert got.shape == (2, 4, 8)
     torch.testing.assert_close(got, positions[..., None].double() * enc.frequencies(16), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+@pytest.mark.parametrize(
+    "convert",
+    [np.array, lambda s: np.array(s, dtype=np.int32), torch.tensor, lambda s: [np.int64(k) for k in s]],
+    ids=["ndarray int64", "ndarray int32", "tensor", "list of numpy integers"],
+)
+def test_mrope_takes_sections_as_numpy_arrays_and_tensors(convert, interleaved):
+    positions = torch.arange(3 * 5).view(3, 5)
+    want = enc.mrope_angles(positions, 32, (6, 5, 5), interleaved=interleaved)
+    torch.testing.assert_close(enc.mrope_angles(positions, 32, convert((6, 5, 5)), interleaved=interleaved), want)
 
 
 @pytest.mark.parametrize(
@@ -254,10 +268,21 @@ def test_a_text_token_is_plain_rope_and_shapes_follow_the_ids(interleaved):
         ((torch.zeros(3), 16, (2, 3, 3)), {}, ValueError, r"position_ids must have shape \(3, \.\.\., seq\)"),
         ((torch.full((3, 2), float("nan")), 16, (2, 3, 3)), {}, ValueError, "position_ids must be finite"),
         ((torch.zeros(3, 2, dtype=torch.bool), 16, (2, 3, 3)), {}, TypeError, "position_ids must hold integer"),
+        (([[0, 1], [0, True], [0, 1]], 16, (2, 3, 3)), {}, TypeError, "position_ids must hold numbers, not booleans"),
         ((torch.zeros(3, 2), 15, (2, 3, 3)), {}, ValueError, "d_model must be even"),
         ((torch.zeros(3, 2), 16, (2, 3)), {}, ValueError, "sections must have three entries"),
         ((torch.zeros(3, 2), 16, "233"), {}, TypeError, "sections must be a sequence"),
         ((torch.zeros(3, 2), 16, 8), {}, TypeError, "sections must be a sequence"),
+        (
+            (torch.zeros(3, 2), 16, np.array([2.0, 3.0, 3.0])),
+            {},
+            TypeError,
+            "sections must be a sequence or 1-D integer",
+        ),
+        ((torch.zeros(3, 2), 16, np.array([[2, 3, 3]])), {}, TypeError, "sections must be a sequence or 1-D integer"),
+        ((torch.zeros(3, 2), 16, torch.tensor([2.0, 3.0, 3.0])), {}, TypeError, "sections must be a sequence or 1-D"),
+        ((torch.zeros(3, 2), 16, torch.tensor([True] * 3)), {}, TypeError, "sections must be a sequence or 1-D"),
+        ((torch.zeros(3, 2), 16, np.array([2, 3, 4])), {}, ValueError, r"sections must add up to d_model // 2 = 8"),
         ((torch.zeros(3, 2), 16, (2, 3, 4)), {}, ValueError, r"sections must add up to d_model // 2 = 8"),
         ((torch.zeros(3, 2), 16, (2, -1, 7)), {}, ValueError, r"sections\[1\] \(height\) must be a non-negative"),
         ((torch.zeros(3, 2), 16, (2, 3.0, 3)), {}, TypeError, r"sections\[1\] \(height\) must be an integer"),
