@@ -23,7 +23,11 @@ the notebook to hand out, ``OUT_DIR/<name>/autograder/`` the solutions and
 the autograder zip that ``otter run`` and Gradescope grade with. Every
 exercise is one question: those with a self-check are autograded by it
 (a public test that prints its hint, a hidden test that gives the points),
-the others are graded by hand with a rubric. Each answer gets its own name,
+the others are graded by hand with a rubric. An autograded question's
+solution is the chapter's solution code up to the statement that asserts
+its check, without the ``assert`` statements and ``glue`` calls that check
+the chapter's prose; a question graded by hand shows the chapter's
+solution, text and code, then its rubric. Each answer gets its own name,
 the chapter's name followed by the exercise's label (``answer`` in
 ``ex-ch2-wavelength`` is ``answer_ex_ch2_wavelength``); the chapters keep
 their text.
@@ -284,9 +288,10 @@ def write_assignments(root: Path, out_dir: Path, *, run_tests: bool = True) -> l
             "writing assignments needs otter-grader (pinned in requirements.txt: pip install otter-grader==7.0.0)"
         ) from err
     out_dir = Path(out_dir)
+    masters = assignment_notebooks(root)
     repository = _book_config(Path(root))["repository"]["url"]
     written = []
-    for name, nb in assignment_notebooks(root).items():
+    for name, nb in masters.items():
         folder = out_dir / name
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, folder / f"{name}.ipynb")

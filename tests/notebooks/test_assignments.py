@@ -100,10 +100,18 @@ def with_mistake(solutions: Path, variable: str, wrong: str, target: Path) -> Pa
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """Every assignment written, and its notebooks graded: {assignment: {kind: {question: result}}}."""
+def built(tmp_path_factory):
+    """Every assignment written by otter assign (without its test run: otter run grades the solutions below)."""
     out = tmp_path_factory.mktemp("assignments")
-    classroom.write_assignments(ROOT, out, run_tests=False)  # otter run below grades the solutions
+    written = classroom.write_assignments(ROOT, out, run_tests=False)
+    assert len(written) == 10  # a student notebook and an autograder zip per assignment
+    return out
+
+
+@pytest.fixture(scope="module")
+def graded(built):
+    """Every assignment's notebooks graded: {assignment: {kind: {question: result}}}."""
+    out = built
     jobs: dict[str, dict[str, Path]] = {}
     for folder in sorted(p for p in out.iterdir() if p.is_dir()):
         name = folder.name
@@ -126,6 +134,24 @@ def graded(tmp_path_factory):
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(zip(jobs, pool.map(grade, jobs)))
+
+
+def test_every_student_notebook_binds_every_name_it_reads(built):
+    for folder in sorted(p for p in built.iterdir() if p.is_dir()):
+        student = nbformat.read(folder / "student" / f"{folder.name}.ipynb", as_version=4)
+        assert classroom.unbound_names(student) == [], folder.name
+        everything = json.dumps(student)  # cells and metadata (otter keeps the public tests there)
+        assert "BEGIN SOLUTION" not in everything and "**SOLUTION**" not in everything, folder.name
+        assert "test_hint" in everything and "test_grade" not in everything, folder.name
+    part2 = json.dumps(
+        nbformat.read(
+            built / "part2-the-sinusoidal-encoding" / "student" / "part2-the-sinusoidal-encoding.ipynb", as_version=4
+        )
+    )
+    assert (
+        "2 * math.pi * 10000 ** (2 * 3 / 64)" not in part2
+        and "answer_ex_ch2_wavelength = None  # your wavelength" in part2
+    )
 
 
 def autograded(results: dict) -> dict:
