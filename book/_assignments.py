@@ -266,15 +266,16 @@ def _statements(code: str) -> list[tuple[ast.stmt, str]]:
 
 
 def rename(code: str, names: dict[str, str]) -> str:
-    """``code`` with every name token in ``names`` replaced (not attributes, strings or comments)."""
+    """``code`` with every name in ``names`` replaced where it is a variable: in the code and in
+    the ``{...}`` fields of f-strings, not in attributes, keyword arguments, other strings or comments."""
     lines = code.splitlines(keepends=True)
-    hits = [
-        tok
-        for tok in tokenize.generate_tokens(io.StringIO(code).readline)
-        if tok.type == tokenize.NAME and tok.string in names
-    ]
-    for tok in reversed(hits):  # right to left, so earlier columns stay valid
-        (row, col), (_, end) = tok.start, tok.end
+    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    for tok in reversed(tokens):  # right to left, so earlier columns stay valid
+        (row, col), (end_row, end) = tok.start, tok.end
+        if tok.type == tokenize.STRING and row == end_row and _FSTRING_PREFIX.match(tok.string):
+            lines[row - 1] = lines[row - 1][:col] + _rename_fields(tok.string, names) + lines[row - 1][end:]
+        if tok.type != tokenize.NAME or tok.string not in names:
+            continue
         after = lines[row - 1][end:].lstrip()
         if lines[row - 1][:col].rstrip().endswith(".") or (
             after.startswith("=") and not after.startswith("==") and _inside_call(lines, row, col)
@@ -282,6 +283,16 @@ def rename(code: str, names: dict[str, str]) -> str:
             continue  # an attribute (obj.answer) or a keyword argument (f(answer=1))
         lines[row - 1] = lines[row - 1][:col] + names[tok.string] + lines[row - 1][end:]
     return "".join(lines)
+
+
+_FSTRING_PREFIX = re.compile(r"^(?:[rRbBuU]?[fF]|[fF][rR])['\"]")
+_FIELD = re.compile(r"(?<!\{)\{([^{}]*)\}")
+
+
+def _rename_fields(text: str, names: dict[str, str]) -> str:
+    """The one-line f-string ``text`` with ``names`` replaced inside its ``{...}`` fields."""
+    word = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\b")
+    return _FIELD.sub(lambda m: "{" + word.sub(lambda w: names[w.group(1)], m.group(1)) + "}", text)
 
 
 def _inside_call(lines: list[str], row: int, col: int) -> bool:
@@ -376,7 +387,7 @@ def _solution_from_chapter(ex: Exercise, check: str, old: list[str]) -> str:
                 for name, value in zip(old, _answer_nodes(call)):
                     if not (isinstance(value, ast.Name) and value.id == name):
                         kept.append(f"{name} = {ast.get_source_segment(code, value)}")
-                return "\n".join(kept)
+                return "\n".join(_without_dead_assignments(kept, set(old)))
             is_glue = (
                 isinstance(node, ast.Expr)
                 and isinstance(node.value, ast.Call)
@@ -386,6 +397,22 @@ def _solution_from_chapter(ex: Exercise, check: str, old: list[str]) -> str:
             if not (isinstance(node, ast.Assert) or is_glue):
                 kept.append(src)
     raise ValueError(f"{ex.label}: no solution cell asserts exercises.{check}; add an entry to SOLUTION_OVERRIDES")
+
+
+def _without_dead_assignments(statements: list[str], needed: set[str]) -> list[str]:
+    """``statements`` without the assignments whose names nothing after them reads (in the
+    chapter, an ``assert`` that is left out read them) nor ``needed`` names."""
+    kept: list[str] = []
+    for src in reversed(statements):
+        node = ast.parse(src).body[0]
+        bound = _assigns(node)
+        if isinstance(node, ast.Assign) and not bound & needed:
+            continue
+        kept.append(src)
+        needed = (needed - bound if isinstance(node, ast.Assign) else needed) | {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+    return kept[::-1]
 
 
 def _without_glue(code: str) -> str:

@@ -73,14 +73,14 @@ MISTAKES = [
 ]
 
 #: Grades [(autograder zip, notebook), ...] (argv[1], JSON) in this one process with otter run's
-#: own function; prints {notebook: {question: {score, possible, output}}} as JSON on its last line.
+#: own function, in debug mode (an error in any cell fails the grading, which otter would ignore); prints {notebook: {question: {score, possible, output}}} as JSON on its last line.
 GRADER = """
 import contextlib, io, json, sys
 from otter.run import main
 out = {}
 for zip_path, notebook in json.loads(sys.argv[1]):
     with contextlib.redirect_stdout(io.StringIO()):
-        results = main(notebook, autograder=zip_path, output_dir=None, no_logo=True)
+        results = main(notebook, autograder=zip_path, output_dir=None, no_logo=True, debug=True)
     out[notebook] = {name: {"score": tf.score, "possible": tf.possible, "output": tf.summary()}
                      for name, tf in results.results.items()}
 print(json.dumps(out))
@@ -119,7 +119,8 @@ def graded(built):
         jobs[name] = {"solutions": solutions, "student": folder / "student" / f"{name}.ipynb"}
         for part, question, variable, wrong, _ in MISTAKES:
             if part == name:
-                target = folder / f"mistake-{question}.ipynb"
+                target = folder / "mistakes" / question / f"{name}.ipynb"  # the name the export cell reads
+                target.parent.mkdir(parents=True)
                 jobs[name][question] = with_mistake(solutions, variable, wrong, target)
 
     def grade(name: str) -> dict[str, dict]:

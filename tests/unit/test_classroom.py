@@ -150,7 +150,7 @@ def test_the_solution_is_the_chapter_s_without_its_asserts_and_glue():
         "prompt",
         starter="n = 3\nanswer = 0  # your count\nexercises.check_turned_pairs(answer, n, original_max_len=8)",
         solution_code=[
-            "found = 2\nassert found > 1\nglue('x', found)",
+            "found = 2\nunused = found + 1\nassert unused > 1\nglue('x', found)",
             "assert exercises.check_turned_pairs(found, n, original_max_len=8)\nprint('after')",
         ],
     )
@@ -181,6 +181,15 @@ def test_rename_changes_names_only():
     assert _assignments.rename(code, {"answer": "a_ex"}) == (
         'a_ex = f(a_ex, key=a_ex)\nx.answer = "answer"  # answer\ng(answer=1)\n'
     )
+    fstring = 'print(f"p = {answer}: {x.answer} {answer!r:>4} {{answer}}", "answer")'
+    assert _assignments.rename(fstring, {"answer": "a_ex"}) == (
+        'print(f"p = {a_ex}: {x.answer} {a_ex!r:>4} {{answer}}", "answer")'
+    )
+
+
+def test_every_name_a_master_reads_is_bound_before(masters):
+    for name, nb in masters.items():
+        assert classroom.unbound_names(nb) == [], name
 
 
 def test_a_name_the_tests_read_must_be_bound_once(masters):
