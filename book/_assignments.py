@@ -178,9 +178,57 @@ RUBRICS = {
     ),
 }
 
+#: The rubrics of what an autograded exercise also asks in words (its check grades only the
+#: answer): each becomes a manual question ``<label>-written``, written from the chapter's solution.
+WRITTEN_PARTS = {
+    "ex-ch3-sines": (
+        "Reports the residual with all 32 columns: rounding (below 1e-9), against a large one for the sines alone.",
+        "Explains why: sin((p+3) w) needs cos(p w), which no matrix of the sines gives; with the cosines a "
+        "rotation maps the table exactly.",
+    ),
+    "ex-ch3-logdecay": (
+        "Measures the exact sum's drop per factor 10 between k = 10 and k = 1000, each end averaged over its "
+        "window (k = 8 to 12, 800 to 1200), per decade.",
+        "Finds it close to the approximation's 8.0 per decade (within 0.5), the exact sum wiggling around the line.",
+    ),
+    "ex-ch5-local": (
+        "Says that both models learn the rule: it needs only this token and the one before, and either kind "
+        "of position lets attention find the one before.",
+        "Says that only the sinusoidal model runs on 24 tokens: the learned table has no row past position 11.",
+    ),
+    "ex-ch8-window": (
+        "Compares the neutral weight on offsets 0 and 1 (1 - e^(-2m), about 0.12 for the steep head) with the "
+        "trained model's most focused head, which puts more than 0.7 there, within and past the training length.",
+        "Concludes that the penalty alone does not make the focus, the content scores sharpen it (that the "
+        "penalty then keeps the pattern the same at every length is a hypothesis, not measured).",
+    ),
+    "ex-ch8-rows": (
+        "Shows that the rows from the training length on keep their start (cosine above 0.99 with the rows of "
+        "the same model rebuilt with the same seed), while the trained rows moved (mean cosine below 0.9).",
+        "Explains it: a row gets a gradient only when a token sits at its position during training.",
+    ),
+    "ex-ch8-stretch": (
+        "Says that PI breaks the model inside its training range (below 50% right within 32 positions) and "
+        "helps little past it.",
+        "Says that YaRN trades part of the trained range (80% to 97% right, against above 97% unchanged) for "
+        "much more past it (at least 35 points above unchanged RoPE).",
+    ),
+    "ex-ch9-yarn": (
+        "Gives both ramps' groups: pairs 0 to 2 kept, 3 and 4 blended (with different gamma by the code and "
+        "by the paper), 5 on interpolated.",
+        "Reports the five seeds at 128 tokens: the trained range survives (above 99% within 32), but past 32 "
+        "every seed scores close to unchanged RoPE: YaRN's gain there is lost.",
+    ),
+    "ex-ch9-turned": (
+        "Applies Llama 3.1's rule (scaling.llama3_frequencies, factor 8, original length 8192) and finds that "
+        "it divides by 8 exactly the pairs that never turn within 8192 positions.",
+        "Notes that every turned pair is kept or blended, none divided by 8.",
+    ),
+}
+
 _TEST_DEF = re.compile(r"^def test_(?:hint|grade)\((.*?)\):", re.M)
 _ANCHOR = re.compile(r'^<a id="(ex-[\w-]+)"></a>\s*', re.M)
-_DETAILS = re.compile(r"^\s*<details>\s*<summary>.*?</summary>\s*|\s*</details>\s*$", re.S)
+_DETAILS = re.compile(r"^\s*<details>\s*<summary>.*?</summary>\s*", re.S)
 _LOCAL_LINK = re.compile(r"\]\((?:\.\./)?(?:(notebooks|guide)/)?([\w-]+)\.(?:ipynb|md)(#[^)\s]*)?\)")
 
 
@@ -243,7 +291,11 @@ def exercises_of(reader: nbformat.NotebookNode, chapter: str, site: str) -> list
                 raise ValueError(f"{found[-1].label}: two starter cells")
             found[-1].starter = cell.source
         elif cell.cell_type == "markdown":
-            found[-1].solution_text.append(_web_links(_DETAILS.sub("", cell.source).strip(), site))
+            # A solution ends at </details>, or where the chapter's next section starts: the cell that
+            # closes the last solution also holds the chapter's "## References".
+            text = re.split(r"^## ", _DETAILS.sub("", cell.source.split("</details>")[0]), flags=re.M)[0].strip()
+            if text:
+                found[-1].solution_text.append(_web_links(text, site))
         else:
             found[-1].solution_code.append(cell.source)
     return found
@@ -451,28 +503,43 @@ def _raw(text: str) -> nbformat.NotebookNode:
 
 
 def question_cells(ex: Exercise) -> list[nbformat.NotebookNode]:
-    """The cells of one otter question for ``ex``."""
+    """The cells of the otter questions for ``ex``: one, autograded or manual, and for an autograded
+    exercise that also asks for words (``WRITTEN_PARTS``) a manual question ``<label>-written``."""
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
-    if ex.starter is not None:
-        graded = graded_code(ex)
-        tests = [
-            '""" # BEGIN TEST CONFIG\npoints: 0\n""" # END TEST CONFIG\n' + graded.test.replace("NAME", "hint"),
-            "# HIDDEN\n" + graded.test.replace("NAME", "grade"),
-        ]
-        return [
-            _raw(f"# BEGIN QUESTION\nname: {ex.label}\npoints: {POINTS}"),
-            md(ex.prompt + f"\n\nYour answer: `{'`, `'.join(graded.answers.values())}`."),
-            _raw("# BEGIN SOLUTION"),
-            code(graded.cell),
-            _raw("# END SOLUTION"),
-            _raw("# BEGIN TESTS"),
-            *(code(t) for t in tests),
-            _raw("# END TESTS"),
-            _raw("# END QUESTION"),
-        ]
-    if ex.label not in RUBRICS:
-        raise ValueError(f"{ex.label} has no self-check and no rubric in RUBRICS")
-    rubric = RUBRICS[ex.label]
+    if ex.starter is None:
+        if ex.label not in RUBRICS:
+            raise ValueError(f"{ex.label} has no self-check and no rubric in RUBRICS")
+        note = "Graded by hand: compute in the code cell, write your answer in the text cell."
+        return _manual_cells(ex.label, ex.prompt + "\n\n" + note, ex, RUBRICS[ex.label])
+    graded = graded_code(ex)
+    tests = [
+        '""" # BEGIN TEST CONFIG\npoints: 0\n""" # END TEST CONFIG\n' + graded.test.replace("NAME", "hint"),
+        "# HIDDEN\n" + graded.test.replace("NAME", "grade"),
+    ]
+    cells = [
+        _raw(f"# BEGIN QUESTION\nname: {ex.label}\npoints: {POINTS}"),
+        md(ex.prompt + f"\n\nYour answer: `{'`, `'.join(graded.answers.values())}`."),
+        _raw("# BEGIN SOLUTION"),
+        code(graded.cell),
+        _raw("# END SOLUTION"),
+        _raw("# BEGIN TESTS"),
+        *(code(t) for t in tests),
+        _raw("# END TESTS"),
+        _raw("# END QUESTION"),
+    ]
+    if ex.label in WRITTEN_PARTS:
+        title = ex.prompt.splitlines()[0].lstrip("# ").strip()
+        prompt = (
+            f"### {title}: the written part\n\nAnswer in words what {title.split(' (')[0]} asks beyond the "
+            "answer its check grades above (graded by hand; compute in the code cell if you need to)."
+        )
+        cells += _manual_cells(f"{ex.label}-written", prompt, ex, WRITTEN_PARTS[ex.label])
+    return cells
+
+
+def _manual_cells(name: str, prompt: str, ex: Exercise, rubric: tuple[str, ...]) -> list[nbformat.NotebookNode]:
+    """A question graded by hand: prompt, a code cell, and (removed for students) the chapter's
+    solution with ``rubric``, 1 point a line."""
     chapter_code = "\n\n".join(_without_glue(c) for c in ex.solution_code).strip()
     answer = "\n\n".join(
         ["**SOLUTION** (the chapter's)", *ex.solution_text]
@@ -480,11 +547,11 @@ def question_cells(ex: Exercise) -> list[nbformat.NotebookNode]:
         + [f"**Rubric** ({len(rubric)} points, one a line):\n\n" + "\n".join(f"- {line}" for line in rubric)]
     )
     return [
-        _raw(f"# BEGIN QUESTION\nname: {ex.label}\nmanual: true\npoints: {len(rubric)}"),
-        md(ex.prompt + "\n\nGraded by hand: compute in the code cell, write your answer in the text cell."),
-        code("# Your computation (the text cell below holds your written answer)."),
+        _raw(f"# BEGIN QUESTION\nname: {name}\nmanual: true\npoints: {len(rubric)}"),
+        nbformat.v4.new_markdown_cell(prompt),
+        nbformat.v4.new_code_cell("# Your computation (the text cell below holds your written answer)."),
         _raw("# BEGIN SOLUTION"),
-        md(answer),
+        nbformat.v4.new_markdown_cell(answer),
         _raw("# END SOLUTION"),
         _raw("# END QUESTION"),
     ]

@@ -23,7 +23,8 @@ the notebook to hand out, ``OUT_DIR/<name>/autograder/`` the solutions and
 the autograder zip that ``otter run`` and Gradescope grade with. Every
 exercise is one question: those with a self-check are autograded by it
 (a public test that prints its hint, a hidden test that gives the points),
-the others are graded by hand with a rubric. An autograded question's
+the others are graded by hand with a rubric, and so is what a checked
+exercise also asks in words (a question ``<label>-written``). An autograded question's
 solution is the chapter's solution code up to the statement that asserts
 its check, without the ``assert`` statements and ``glue`` calls that check
 the chapter's prose; a question graded by hand shows the chapter's

@@ -91,9 +91,13 @@ def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(maste
     ]
     every = [q for nb in masters.values() for q in _questions(nb)]
     labels = [label for path in sorted((ROOT / "notebooks").glob("*.ipynb")) for label in _labels(path)]
-    assert every == labels and len(every) == 36
+    assert len(labels) == 36
+    written = _assignments.WRITTEN_PARTS
+    assert every == [q for label in labels for q in [label] + [f"{label}-written"] * (label in written)]
     manual = [q for nb in masters.values() for q, config in _questions(nb).items() if config.get("manual")]
-    assert len(manual) == 17 and sorted(manual) == sorted(_assignments.RUBRICS)
+    assert len(manual) == 17 + 8
+    assert sorted(manual) == sorted([*_assignments.RUBRICS, *(f"{label}-written" for label in written)])
+    assert not set(written) & set(_assignments.RUBRICS), "a written part belongs to an autograded exercise"
     for nb in masters.values():
         assert all(config["points"] == 2 for config in _questions(nb).values())
         assert nb.cells[0].source.startswith("# ASSIGNMENT CONFIG\nname: ")
@@ -123,6 +127,8 @@ def test_the_masters_need_no_repository_and_no_myst(masters):
         text = "\n".join(c.source for c in nb.cells)
         for myst in ("{glue", "```{", "{py:obj}", "{cite", "{numref}", "](../", "](0", "](1"):
             assert myst not in text, f"{name}: {myst!r}"
+        for not_a_solution in ("<details>", "</details>", "## References"):  # the reader edition's wrapping
+            assert not_a_solution not in text, f"{name}: {not_a_solution!r}"
 
 
 def test_a_question_cell_puts_the_solution_where_otter_removes_it(masters):
