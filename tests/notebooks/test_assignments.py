@@ -1,11 +1,14 @@
 """The otter-grader assignments of ``python -m book.classroom assignments``, built and graded.
 
-``write_assignments`` runs otter assign on every part of the book; then otter run
-(``otter.run.main``, what the ``otter run`` command calls: no Docker, no
-Gradescope, each notebook executed in a temporary folder outside the repository)
-grades, for every assignment, its solutions notebook, its untouched student
-notebook, and notebooks that carry one mistake a self-check names. All gradings of
-an assignment share one Python process, and two assignments are graded at once.
+A background job (``assignments_run`` in ``tests/plugins/background_jobs.py``, this
+file run as a script) runs ``classroom.write_assignments`` (otter assign on every
+part of the book), then grades with otter run (``otter.run.main``, what the
+``otter run`` command calls: no Docker, no Gradescope, each notebook executed in
+a temporary folder outside the repository, in otter's debug mode so that an error
+in any cell fails it), for every assignment: its solutions notebook, its untouched
+student notebook, and notebooks that each carry one mistake a self-check names.
+All gradings of an assignment share one Python process, and two assignments are
+graded at once. The job writes ``report.json``; the tests read it.
 """
 
 from __future__ import annotations
@@ -13,17 +16,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from book import classroom
-
 ROOT = Path(__file__).resolve().parents[2]
-
-pytestmark = pytest.mark.slow
 
 #: One mistake a self-check names, per question: (assignment, question, the answer's
 #: variable, the mistaken answer, a phrase of the hint it must get).
@@ -72,8 +73,13 @@ MISTAKES = [
     ),
 ]
 
+# ---------------------------------------------------------------------------
+# The job: ``python tests/notebooks/test_assignments.py FOLDER``.
+# ---------------------------------------------------------------------------
+
 #: Grades [(autograder zip, notebook), ...] (argv[1], JSON) in this one process with otter run's
-#: own function, in debug mode (an error in any cell fails the grading, which otter would ignore); prints {notebook: {question: {score, possible, output}}} as JSON on its last line.
+#: own function, in debug mode (an error in any cell fails the grading, which otter would ignore); prints
+#: {notebook: {question: {score, possible, output}}} as JSON on its last line.
 GRADER = """
 import contextlib, io, json, sys
 from otter.run import main
@@ -99,60 +105,80 @@ def with_mistake(solutions: Path, variable: str, wrong: str, target: Path) -> Pa
     return target
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Every assignment written by otter assign (without its test run: otter run grades the solutions below)."""
-    out = tmp_path_factory.mktemp("assignments")
-    written = classroom.write_assignments(ROOT, out, run_tests=False)
-    assert len(written) == 10  # a student notebook and an autograder zip per assignment
-    return out
+def _student_problems(student: Path) -> list[str]:
+    """What would stop the student notebook from running, or give a solution away."""
+    from book import classroom
+
+    nb = nbformat.read(student, as_version=4)
+    problems = classroom.unbound_names(nb)
+    everything = json.dumps(nb)  # cells and metadata (otter keeps the public tests there)
+    for leak in ("BEGIN SOLUTION", "**SOLUTION**", "test_grade"):
+        if leak in everything:
+            problems.append(f"the student notebook holds {leak!r}")
+    if "test_hint" not in everything:
+        problems.append("the student notebook has no public test")
+    return problems
 
 
-@pytest.fixture(scope="module")
-def graded(built):
-    """Every assignment's notebooks graded: {assignment: {kind: {question: result}}}."""
-    out = built
-    jobs: dict[str, dict[str, Path]] = {}
-    for folder in sorted(p for p in out.iterdir() if p.is_dir()):
-        name = folder.name
-        solutions = folder / "autograder" / f"{name}.ipynb"
-        jobs[name] = {"solutions": solutions, "student": folder / "student" / f"{name}.ipynb"}
-        for part, question, variable, wrong, _ in MISTAKES:
-            if part == name:
-                target = folder / "mistakes" / question / f"{name}.ipynb"  # the name the export cell reads
-                target.parent.mkdir(parents=True)
-                jobs[name][question] = with_mistake(solutions, variable, wrong, target)
+def job(folder: Path) -> int:
+    """Write every assignment into ``folder/out`` and grade it; write ``folder/report.json``."""
+    from book import classroom
 
-    def grade(name: str) -> dict[str, dict]:
-        [ag_zip] = (out / name / "autograder").glob("*.zip")
-        pairs = [(str(ag_zip), str(nb)) for nb in jobs[name].values()]
-        done = subprocess.run(
-            [sys.executable, "-c", GRADER, json.dumps(pairs)], capture_output=True, text=True, timeout=600
+    start, report = time.monotonic(), {}
+    try:
+        out = folder / "out"
+        written = classroom.write_assignments(ROOT, out, run_tests=False)  # otter run grades the solutions
+        report["written"] = [str(p.relative_to(out)) for p in written]
+        report["assign_seconds"] = round(time.monotonic() - start, 1)
+        jobs: dict[str, dict[str, Path]] = {}
+        for name in classroom.assignment_notebooks(ROOT):
+            solutions = out / name / "autograder" / f"{name}.ipynb"
+            jobs[name] = {"solutions": solutions, "student": out / name / "student" / f"{name}.ipynb"}
+            for part, question, variable, wrong, _ in MISTAKES:
+                if part == name:
+                    target = out / name / "mistakes" / question / f"{name}.ipynb"  # the name the export cell reads
+                    target.parent.mkdir(parents=True)
+                    jobs[name][question] = with_mistake(solutions, variable, wrong, target)
+        report["student_problems"] = {name: _student_problems(kinds["student"]) for name, kinds in jobs.items()}
+        wording = json.dumps(nbformat.read(jobs["part2-the-sinusoidal-encoding"]["student"], as_version=4))
+        report["part2_student_has_prompt_not_solution"] = (
+            "answer_ex_ch2_wavelength = None  # your wavelength" in wording
+            and "2 * math.pi * 10000 ** (2 * 3 / 64)" not in wording
         )
-        assert done.returncode == 0, done.stderr[-3000:]
-        scores = json.loads(done.stdout.strip().splitlines()[-1])
-        return {kind: scores[str(nb)] for kind, nb in jobs[name].items()}
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(jobs, pool.map(grade, jobs)))
+        def grade(name: str) -> dict:
+            [ag_zip] = (out / name / "autograder").glob("*.zip")
+            pairs = [(str(ag_zip), str(nb)) for nb in jobs[name].values()]
+            done = subprocess.run(
+                [sys.executable, "-c", GRADER, json.dumps(pairs)], capture_output=True, text=True, timeout=900
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"grading {name} failed:\n{done.stderr[-3000:]}")
+            scores = json.loads(done.stdout.strip().splitlines()[-1])
+            return {kind: scores[str(nb)] for kind, nb in jobs[name].items()}
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            report["graded"] = dict(zip(jobs, pool.map(grade, jobs)))
+    except Exception:  # the tests report it
+        report["setup_error"] = traceback.format_exc()
+    report["seconds"] = round(time.monotonic() - start, 1)
+    (folder / "report.json").write_text(json.dumps(report, indent=1))
+    print(f"assignments job: {report['seconds']} s")
+    return 1 if "setup_error" in report else 0
 
 
-def test_every_student_notebook_binds_every_name_it_reads(built):
-    for folder in sorted(p for p in built.iterdir() if p.is_dir()):
-        student = nbformat.read(folder / "student" / f"{folder.name}.ipynb", as_version=4)
-        assert classroom.unbound_names(student) == [], folder.name
-        everything = json.dumps(student)  # cells and metadata (otter keeps the public tests there)
-        assert "BEGIN SOLUTION" not in everything and "**SOLUTION**" not in everything, folder.name
-        assert "test_hint" in everything and "test_grade" not in everything, folder.name
-    part2 = json.dumps(
-        nbformat.read(
-            built / "part2-the-sinusoidal-encoding" / "student" / "part2-the-sinusoidal-encoding.ipynb", as_version=4
-        )
-    )
-    assert (
-        "2 * math.pi * 10000 ** (2 * 3 / 64)" not in part2
-        and "answer_ex_ch2_wavelength = None  # your wavelength" in part2
-    )
+# ---------------------------------------------------------------------------
+# The tests.
+# ---------------------------------------------------------------------------
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def report(assignments_run) -> dict:
+    report, log = assignments_run
+    assert "setup_error" not in report, f"{report['setup_error']}\n{log[-3000:]}"
+    return report
 
 
 def autograded(results: dict) -> dict:
@@ -160,21 +186,30 @@ def autograded(results: dict) -> dict:
     return {q: r for q, r in results.items() if r["possible"]}
 
 
-def test_every_part_of_the_book_is_an_assignment(graded):
-    assert list(graded) == list(classroom.assignment_notebooks(ROOT))
-    assert len(graded) == 5
+def test_every_part_of_the_book_is_an_assignment_with_a_student_notebook_and_an_autograder(report):
+    from book import classroom
+
+    names = list(classroom.assignment_notebooks(ROOT))
+    assert list(report["graded"]) == names and len(names) == 5
+    assert [p.split("/")[0] for p in report["written"]] == [n for n in names for _ in range(2)]
+    assert [Path(p).suffix for p in report["written"]] == [".ipynb", ".zip"] * 5
 
 
-def test_the_solutions_get_full_marks_on_every_autograded_question(graded):
-    for name, kinds in graded.items():
+def test_every_student_notebook_runs_and_holds_no_solution(report):
+    assert report["student_problems"] == dict.fromkeys(report["graded"], [])
+    assert report["part2_student_has_prompt_not_solution"]
+
+
+def test_the_solutions_get_full_marks_on_every_autograded_question(report):
+    for name, kinds in report["graded"].items():
         questions = autograded(kinds["solutions"])
         assert questions, f"{name}: no autograded question"
         for question, result in questions.items():
             assert result["score"] == result["possible"] == 2, f"{name} {question}: {result['output']}"
 
 
-def test_the_untouched_student_notebook_gets_zero(graded):
-    for name, kinds in graded.items():
+def test_the_untouched_student_notebook_gets_zero(report):
+    for name, kinds in report["graded"].items():
         questions = autograded(kinds["student"])
         assert questions.keys() == autograded(kinds["solutions"]).keys()
         assert {q: r["score"] for q, r in questions.items()} == dict.fromkeys(questions, 0), name
@@ -182,9 +217,13 @@ def test_the_untouched_student_notebook_gets_zero(graded):
 
 @pytest.mark.parametrize(("part", "question", "variable", "wrong", "hint"), MISTAKES, ids=[m[1] for m in MISTAKES])
 def test_a_named_mistake_loses_exactly_its_question_s_points_and_shows_the_hint(
-    graded, part, question, variable, wrong, hint
+    report, part, question, variable, wrong, hint
 ):
-    solutions, mistaken = graded[part]["solutions"], graded[part][question]
+    solutions, mistaken = report["graded"][part]["solutions"], report["graded"][part][question]
     lost = {q: solutions[q]["score"] - mistaken[q]["score"] for q in autograded(solutions)}
     assert lost == {q: (2 if q == question else 0) for q in lost}
     assert hint in mistaken[question]["output"], mistaken[question]["output"]
+
+
+if __name__ == "__main__":
+    sys.exit(job(Path(sys.argv[1])))
