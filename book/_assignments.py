@@ -2,7 +2,7 @@
 ``python -m book.classroom assignments`` (its public functions are in ``book.classroom``).
 
 One assignment per part of the book, as ``_toc.yml`` groups the chapters.
-Every exercise of those chapters becomes one otter question (otter-grader
+Every exercise of those chapters becomes an otter question (otter-grader
 7.0.0, notebook format v1: raw cells ``# BEGIN QUESTION``, ``# BEGIN SOLUTION``,
 ``# BEGIN TESTS`` ...). The chapter stays the single source: the prompt is the
 exercise's text in the reader edition (``book.editions``), the solution is the
@@ -14,14 +14,20 @@ chapter's solution.
   becomes ``answer_ex_ch2_wavelength``). The solution is the chapter's
   solution code up to the statement that asserts the check, without its
   ``assert`` statements and ``glue`` calls (they check the chapter's prose, not
-  the answer), then the answer bound to its new name. Two tests call the same
-  check through :func:`book.classroom.assert_check`: a public one worth 0
-  points, which prints the check's hint, and a hidden one that carries the
-  points.
+  the answer) and the assignments only those read, then the answer bound to its
+  new name (``SOLUTION_OVERRIDES`` for the one solution the chapter computes
+  inside a heavy loop). Two tests call the same check through
+  :func:`book.classroom.assert_check`: a public one worth 0 points, which
+  prints the check's hint, and a hidden one that carries the points. What the
+  exercise also asks in words is a second, manual question ``<label>-written``
+  (``WRITTEN_PARTS``).
 - An exercise without a check (a reasoning exercise) is graded by hand: a
   manual question with a code cell and a written-answer cell; its solution is
   the chapter's solution text and code, followed by a rubric written from it
   (``RUBRICS``).
+
+What an exercise reads from the chapter's earlier cells is rebuilt, without the
+chapter's heavy cells, in the assignment's setup cell (``SETUP``, ``CONTEXT``).
 """
 
 from __future__ import annotations
