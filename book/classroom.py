@@ -1,9 +1,10 @@
-"""Reader editions and student copies of the chapters.
+"""Reader editions, student copies and graded assignments of the chapters.
 
 Usage::
 
     python -m book.classroom reader OUT_DIR [--root DIR]
     python -m book.classroom student OUT_DIR [--notebooks DIR]
+    python -m book.classroom assignments OUT_DIR [--root DIR] [--no-run-tests]
 
 ``reader`` writes every chapter and the teachers' page as a notebook that
 reads without MyST (``book.editions``: glued numbers inlined, citations,
@@ -15,6 +16,23 @@ dropped; every code cell loses its outputs and execution count, so students
 run the chapter themselves. Exercise cells (tagged ``exercise``) and
 everything else are kept. The chapters in ``notebooks/`` are not modified.
 
+``assignments`` writes one otter-grader assignment per part of the book
+(the parts of ``_toc.yml``, five in all) and runs ``otter assign`` on each:
+``OUT_DIR/<name>/<name>.ipynb`` is the master notebook, ``OUT_DIR/<name>/student/``
+the notebook to hand out, ``OUT_DIR/<name>/autograder/`` the solutions and
+the autograder zip that ``otter run`` and Gradescope grade with. Every
+exercise is one question: those with a self-check are autograded by it
+(a public test that prints its hint, a hidden test that gives the points),
+the others are graded by hand with a rubric, and so is what a checked
+exercise also asks in words (a question ``<label>-written``). An autograded question's
+solution is the chapter's solution code up to the statement that asserts
+its check, without the ``assert`` statements and ``glue`` calls that check
+the chapter's prose; a question graded by hand shows the chapter's
+solution, text and code, then its rubric. Each answer gets its own name,
+the chapter's name followed by the exercise's label (``answer`` in
+``ex-ch2-wavelength`` is ``answer_ex_ch2_wavelength``); the chapters keep
+their text.
+
 ``unbound_names`` checks, without running anything, that a student copy
 still runs: every name a kept cell reads must be bound by an earlier kept
 cell, an import or a builtin, never only by a removed solution.
@@ -24,13 +42,25 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import contextlib
+import io
 import symtable
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import nbformat
 
-__all__ = ["student_copy", "write_student_notebooks", "write_reader_notebooks", "unbound_names", "main"]
+__all__ = [
+    "student_copy",
+    "write_student_notebooks",
+    "write_reader_notebooks",
+    "unbound_names",
+    "assignment_notebooks",
+    "write_assignments",
+    "assert_check",
+    "main",
+]
 
 SOLUTION_TAG = "solution"
 
@@ -160,12 +190,138 @@ def write_reader_notebooks(root: Path, out_dir: Path) -> list[Path]:
     return write(root, out_dir)
 
 
+def assert_check(check: Callable[..., bool], *args: Any, **kwargs: Any) -> None:
+    """Run the self-check ``check(*args, **kwargs)`` quietly, and raise if it fails.
+
+    This is how the assignments' otter tests call the checks of
+    ``book.exercises``: a check prints its verdict and returns ``True`` or
+    ``False``; here the verdict is captured, and a ``False`` becomes an
+    ``AssertionError`` whose message is that verdict, so that otter shows the
+    check's hint ("Not yet. This is the transpose ...") as the reason the test
+    failed. An error the check raises (a wrong call, not a wrong answer)
+    passes through.
+
+    Raises:
+        AssertionError: if the check returns anything but ``True``.
+    """
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        verdict = check(*args, **kwargs)
+    if verdict is not True:
+        raise AssertionError(printed.getvalue().strip() or f"{getattr(check, '__name__', check)} returned {verdict!r}")
+
+
+def assignment_notebooks(root: Path) -> dict[str, nbformat.NotebookNode]:
+    """The otter master notebook of every part of the book in ``root``, by assignment name.
+
+    Built from the chapters' reader editions (``book.editions``), in the
+    format of otter-grader 7.0.0 (raw cells ``# ASSIGNMENT CONFIG``,
+    ``# BEGIN QUESTION``, ``# BEGIN SOLUTION``, ``# BEGIN TESTS``; tests in its
+    exception-based format). The names are ``part<N>-<caption>``, e.g.
+    ``part3-what-replaced-it``. ``book._assignments`` describes how an
+    exercise becomes a question.
+
+    Raises:
+        FileNotFoundError: if ``root`` has no ``_toc.yml``.
+        ValueError: if an exercise cannot be turned into a question (a
+            reasoning exercise without a rubric, a self-check the solution
+            never asserts), or a test reads a name that two cells bind.
+    """
+    from . import _assignments as build
+    from .editions import BookIndex, reader_edition
+
+    root = Path(root)
+    if not (root / "_toc.yml").is_file():
+        raise FileNotFoundError(f"no _toc.yml in {root}: give the book's repository")
+    index = BookIndex.from_repository(root)
+    out = {}
+    for part in build.parts(root):
+        chapters = {
+            path.name: build.exercises_of(
+                reader_edition(nbformat.read(path, as_version=4), path.name, index), path.name, index.site
+            )
+            for path in part.chapters
+        }
+        nb = build.master_notebook(part, chapters, index.site)
+        _refuse_rebound_names_read_by_tests(nb)
+        out[part.name] = nb
+    return out
+
+
+def _refuse_rebound_names_read_by_tests(nb: nbformat.NotebookNode) -> None:
+    """Otter runs the tests after the whole notebook, so a name a test reads must be bound only once."""
+    from ._assignments import _TEST_DEF, names_read_by_tests
+
+    read = set().union(*names_read_by_tests(nb).values())
+    binders: dict[str, int] = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and not _TEST_DEF.search(cell.source):
+            for name in _cell_names(cell.source)[0] & read:
+                binders[name] = binders.get(name, 0) + 1
+    twice = sorted(n for n, count in binders.items() if count > 1)
+    if twice:
+        raise ValueError(f"names that the tests read are bound by several cells: {twice}")
+
+
+def write_assignments(root: Path, out_dir: Path, *, run_tests: bool = True) -> list[Path]:
+    """Write every assignment of :func:`assignment_notebooks` into ``out_dir`` and run ``otter assign``.
+
+    For each assignment ``<name>``: ``out_dir/<name>/<name>.ipynb`` (the
+    master notebook), ``out_dir/<name>/requirements.txt`` (this edition of
+    the book, for Gradescope's image), then ``otter assign`` writes
+    ``out_dir/<name>/autograder/`` (the solutions notebook and
+    ``<name>-autograder_<time>.zip``) and ``out_dir/<name>/student/``. With
+    ``run_tests`` otter also runs the tests against the solutions and fails
+    if one does not pass. Returns the student notebooks and autograder zips.
+    Needs otter-grader (a development requirement, not the package's).
+
+    Raises:
+        RuntimeError: if ``otter assign`` fails (its output ends the message).
+        ModuleNotFoundError: if otter-grader is not installed.
+        FileNotFoundError, ValueError: as :func:`assignment_notebooks`.
+    """
+    from . import __version__
+
+    try:
+        from otter.assign import main as otter_assign
+    except ModuleNotFoundError as err:
+        raise ModuleNotFoundError(
+            "writing assignments needs otter-grader (pinned in requirements.txt: pip install otter-grader==7.0.0)"
+        ) from err
+    out_dir = Path(out_dir)
+    masters = assignment_notebooks(root)
+    repository = _book_config(Path(root))["repository"]["url"]
+    written = []
+    for name, nb in masters.items():
+        folder = out_dir / name
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, folder / f"{name}.ipynb")
+        (folder / "requirements.txt").write_text(f"book[notebooks] @ git+{repository}@v{__version__}\n")
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+                otter_assign(str(folder / f"{name}.ipynb"), str(folder), no_run_tests=not run_tests)
+        except Exception as err:  # otter's own errors: a failing test, a malformed notebook
+            raise RuntimeError(f"otter assign failed for {name}: {err}\n{printed.getvalue()[-3000:]}") from err
+        written += [folder / "student" / f"{name}.ipynb", *sorted((folder / "autograder").glob("*.zip"))]
+    return written
+
+
+def _book_config(root: Path) -> dict[str, Any]:
+    """The book's ``_config.yml``."""
+    import yaml
+
+    return yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m book.classroom`` with ``argv`` (default: ``sys.argv[1:]``).
 
     ``reader OUT_DIR [--root DIR]`` writes the reader editions with
     ``write_reader_notebooks``; ``student OUT_DIR [--notebooks DIR]`` writes
-    the students' copies with ``write_student_notebooks``. Each prints every
+    the students' copies with ``write_student_notebooks``;
+    ``assignments OUT_DIR [--root DIR] [--no-run-tests]`` writes the otter
+    assignments with ``write_assignments``. Each prints every
     path written and returns 0. A
     missing folder or an invalid notebook exits through ``argparse`` with
     status 2 and the error message.
@@ -187,13 +343,28 @@ def main(argv: list[str] | None = None) -> int:
     student.add_argument(
         "--notebooks", type=Path, default=Path("notebooks"), help="folder with the chapters (default: notebooks)"
     )
+    graded = sub.add_parser(
+        "assignments", help="write otter-grader assignments, one per part of the book, and run otter assign"
+    )
+    graded.add_argument("out_dir", type=Path, help="folder to write the assignments into")
+    graded.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="the book's repository, with _toc.yml (default: the current folder)",
+    )
+    graded.add_argument(
+        "--no-run-tests", action="store_true", help="do not let otter assign run the tests against the solutions"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "reader":
             written = write_reader_notebooks(args.root, args.out_dir)
+        elif args.command == "assignments":
+            written = write_assignments(args.root, args.out_dir, run_tests=not args.no_run_tests)
         else:
             written = write_student_notebooks(args.notebooks, args.out_dir)
-    except (OSError, ValueError, TypeError) as err:  # a missing folder, an OUT_DIR that is a file, ...
+    except (OSError, ValueError, TypeError, RuntimeError) as err:  # a missing folder, an OUT_DIR that is a file, ...
         parser.error(str(err))
     for path in written:
         print(f"wrote {path}")

@@ -2,7 +2,8 @@
 
 Some tests read the output of a long command: the website's strict build,
 chapter 8's experiment at a reduced size, the benchmark scripts at tiny
-sizes, the wheel job (``tests/notebooks/test_wheel.py`` run as a script), mypy
+sizes, the wheel job (``tests/notebooks/test_wheel.py`` run as a script), the
+otter assignments job (``tests/notebooks/test_assignments.py`` run as a script), mypy
 over ``book/``, and nbval over every notebook again under other CPU kernels
 (``ATEN_CPU_CAPABILITY``, ``tests/notebooks/test_cpu_independence.py``). Run
 one after another, after the rest of the tests, these would double the time
@@ -11,7 +12,7 @@ as soon as collection ends, and only if a selected test needs it:
 
 * a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``,
   ``reduced_run``, ``rope_speed_run``, ``experiment_speed_run``,
-  ``wheel_run``, ``mypy_run``); the fixture waits for the job and gives its output;
+  ``wheel_run``, ``mypy_run``, ``assignments_run``); the fixture waits for the job and gives its output;
 * the other-CPU nbval passes (``start_passes``) start if the test
   ``CPU_PASS_TEST`` is selected; the ``cpu_passes`` fixture gives them to it.
 
@@ -122,6 +123,12 @@ JOBS = {
     "wheel_run": lambda folder: [sys.executable, str(ROOT / "tests" / "notebooks" / "test_wheel.py"), str(folder)],
     # mypy over book/ (settings in pyproject.toml), with a cache in the job's folder.
     "mypy_run": lambda folder: [_mypy(), "--cache-dir", str(folder / "cache")],
+    # The otter-grader assignments written with otter assign and graded with otter run.
+    "assignments_run": lambda folder: [
+        sys.executable,
+        str(ROOT / "tests" / "notebooks" / "test_assignments.py"),
+        str(folder),
+    ],
 }
 _jobs: dict[str, dict] = {}
 
@@ -202,6 +209,16 @@ def mypy_run() -> tuple[subprocess.CompletedProcess, Path]:
     its return code), and the cache folder it filled, for later runs."""
     done, folder = _finish_job("mypy_run")
     return done, folder / "cache"
+
+
+@pytest.fixture(scope="session")
+def assignments_run() -> tuple[dict, str]:
+    """The report (``report.json``) and log of ``tests/notebooks/test_assignments.py``'s job:
+    every otter assignment written, then its notebooks graded with otter run."""
+    done, folder = _finish_job("assignments_run")
+    report = folder / "report.json"
+    assert report.is_file(), f"the assignments job wrote no report ({done.returncode}):\n{done.stdout[-3000:]}"
+    return json.loads(report.read_text()), done.stdout
 
 
 @pytest.fixture(scope="session")

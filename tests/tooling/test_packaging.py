@@ -223,9 +223,11 @@ def test_binder_installs_the_reader_file_and_the_package():
 
 
 def test_every_import_of_the_library_is_declared():
-    """Modules `book` imports outside the standard library are dependencies or in the notebooks extra."""
+    """Modules `book` imports outside the standard library are dependencies or in an extra: the notebooks'
+    or the assignments' (otter-grader, which only ``book.classroom``'s assignments import)."""
     declared = {name_of(r) for r in PROJECT["dependencies"]}
     declared |= {name_of(r) for r in PROJECT["optional-dependencies"]["notebooks"]}
+    declared |= {name_of(r) for r in PROJECT["optional-dependencies"]["assignments"]}
     provided_by = {
         "IPython": "ipython",
         "ipywidgets": "ipywidgets",
@@ -233,6 +235,7 @@ def test_every_import_of_the_library_is_declared():
         "PIL": "pillow",
         "yaml": "pyyaml",
         "latexcodec": "pybtex",
+        "otter": "otter-grader",
     }
     missing = set()
     for path in (ROOT / "book").rglob("*.py"):  # book/encodings/ too

@@ -3,14 +3,16 @@ name, and the command line's errors."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
-from book import classroom
+from book import _assignments, classroom, exercises
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,3 +61,173 @@ def test_bad_arguments_get_clear_errors(tmp_path):
         text=True,
     )
     assert result.returncode == 2 and "no notebooks" in result.stderr
+
+
+# --- the otter-grader assignments (built here without otter; tests/notebooks/test_assignments.py grades them) ---
+
+
+@pytest.fixture(scope="module")
+def masters():
+    return classroom.assignment_notebooks(ROOT)
+
+
+def _questions(nb) -> dict[str, dict]:
+    """Question name -> its config (the YAML of its ``# BEGIN QUESTION`` raw cell)."""
+    raws = [c.source for c in nb.cells if c.cell_type == "raw" and c.source.startswith("# BEGIN QUESTION")]
+    return {q["name"]: q for q in map(yaml.safe_load, raws)}
+
+
+def _labels(path: Path) -> list[str]:
+    return re.findall(r":label: (ex-[\w-]+)", "".join(c.source for c in nbformat.read(path, as_version=4).cells))
+
+
+def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(masters):
+    assert list(masters) == [
+        "part1-why-position",
+        "part2-the-sinusoidal-encoding",
+        "part3-what-replaced-it",
+        "part4-experiments",
+        "part5-long-contexts-and-numerics",
+    ]
+    every = [q for nb in masters.values() for q in _questions(nb)]
+    labels = [label for path in sorted((ROOT / "notebooks").glob("*.ipynb")) for label in _labels(path)]
+    assert len(labels) == 36
+    written = _assignments.WRITTEN_PARTS
+    assert every == [q for label in labels for q in [label] + [f"{label}-written"] * (label in written)]
+    manual = [q for nb in masters.values() for q, config in _questions(nb).items() if config.get("manual")]
+    assert len(manual) == 17 + 8
+    assert sorted(manual) == sorted([*_assignments.RUBRICS, *(f"{label}-written" for label in written)])
+    assert not set(written) & set(_assignments.RUBRICS), "a written part belongs to an autograded exercise"
+    for nb in masters.values():
+        assert all(config["points"] == 2 for config in _questions(nb).values())
+        assert nb.cells[0].source.startswith("# ASSIGNMENT CONFIG\nname: ")
+
+
+def test_autograded_questions_are_the_exercises_with_a_self_check(masters):
+    graded = {q: names for nb in masters.values() for q, names in _assignments.names_read_by_tests(nb).items()}
+    assert len(graded) == 19
+    used = set()
+    for text in masters.values():
+        calls = re.findall(r"exercises\.check_\w+", "".join(c.source for c in text.cells if c.cell_type == "code"))
+        used |= set(calls)
+    assert {c.removeprefix("exercises.") for c in used} == set(exercises.__all__)
+    answers = [n for names in graded.values() for n in names if "_ex_" in n]
+    assert len(answers) == len(set(answers)) == 20, "every answer has its own name (ch5-local has two)"
+    for question, names in graded.items():
+        assert any(n.endswith("_" + question.replace("-", "_")) for n in names), question
+
+
+def test_the_masters_need_no_repository_and_no_myst(masters):
+    for name, nb in masters.items():
+        setup = nb.cells[2].source
+        assert "from book import" in setup and "book.setup(" in setup
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        for repo_only in ("notebooks/", "Path(", "open(", "glue("):
+            assert repo_only not in code, f"{name}: {repo_only!r}"
+        text = "\n".join(c.source for c in nb.cells)
+        for myst in ("{glue", "```{", "{py:obj}", "{cite", "{numref}", "](../", "](0", "](1"):
+            assert myst not in text, f"{name}: {myst!r}"
+        for not_a_solution in ("<details>", "</details>", "## References"):  # the reader edition's wrapping
+            assert not_a_solution not in text, f"{name}: {not_a_solution!r}"
+
+
+def test_a_question_cell_puts_the_solution_where_otter_removes_it(masters):
+    nb = masters["part2-the-sinusoidal-encoding"]
+    [cell] = [c for c in nb.cells if c.cell_type == "code" and "answer_ex_ch2_wavelength = 2 * math.pi" in c.source]
+    assert cell.source.splitlines() == [
+        "# BEGIN SOLUTION NO PROMPT",
+        "answer_ex_ch2_wavelength = 2 * math.pi * 10000 ** (2 * 3 / 64)",
+        "# END SOLUTION",
+        '""" # BEGIN PROMPT',
+        "answer_ex_ch2_wavelength = None  # your wavelength of pair 3, a float",
+        '"""; # END PROMPT',
+        "exercises.check_wavelength(answer_ex_ch2_wavelength, i=3, d_model=64)",
+    ]
+    tests = [c.source for c in nb.cells if "def test_" in c.source and "answer_ex_ch2_wavelength" in c.source]
+    assert [t.splitlines()[0] for t in tests] == ['""" # BEGIN TEST CONFIG', "# HIDDEN"]
+    assert "points: 0" in tests[0]
+    assert tests[1].endswith("assert_check(exercises.check_wavelength, answer_ex_ch2_wavelength, i=3, d_model=64)")
+
+
+def test_the_solution_is_the_chapter_s_without_its_asserts_and_glue():
+    ex = _assignments.Exercise(
+        "ex-ch9-demo",
+        "x.ipynb",
+        "prompt",
+        starter="n = 3\nanswer = 0  # your count\nexercises.check_turned_pairs(answer, n, original_max_len=8)",
+        solution_code=[
+            "found = 2\nunused = found + 1\nassert unused > 1\nglue('x', found)",
+            "assert exercises.check_turned_pairs(found, n, original_max_len=8)\nprint('after')",
+        ],
+    )
+    graded = _assignments.graded_code(ex)
+    assert graded.answers == {"answer": "answer_ex_ch9_demo"}
+    assert graded.cell.splitlines() == [
+        "n = 3",
+        "# BEGIN SOLUTION NO PROMPT",
+        "found = 2",
+        "answer_ex_ch9_demo = found",
+        "# END SOLUTION",
+        '""" # BEGIN PROMPT',
+        "answer_ex_ch9_demo = 0  # your count",
+        '"""; # END PROMPT',
+        "exercises.check_turned_pairs(answer_ex_ch9_demo, n, original_max_len=8)",
+    ]
+    assert graded.test.startswith("def test_NAME(answer_ex_ch9_demo, n):")
+    ex.solution_code = ["found = 2"]
+    with pytest.raises(ValueError, match="ex-ch9-demo: no solution cell asserts exercises.check_turned_pairs"):
+        _assignments.graded_code(ex)
+    ex.starter = "answer = 0"
+    with pytest.raises(ValueError, match="must end with its exercises.check_"):
+        _assignments.graded_code(ex)
+
+
+def test_rename_changes_names_only():
+    code = 'answer = f(answer, key=answer)\nx.answer = "answer"  # answer\ng(answer=1)\n'
+    assert _assignments.rename(code, {"answer": "a_ex"}) == (
+        'a_ex = f(a_ex, key=a_ex)\nx.answer = "answer"  # answer\ng(answer=1)\n'
+    )
+    fstring = 'print(f"p = {answer}: {x.answer} {answer!r:>4} {{answer}}", "answer")'
+    assert _assignments.rename(fstring, {"answer": "a_ex"}) == (
+        'print(f"p = {a_ex}: {x.answer} {a_ex!r:>4} {{answer}}", "answer")'
+    )
+
+
+def test_every_name_a_master_reads_is_bound_before(masters):
+    for name, nb in masters.items():
+        assert classroom.unbound_names(nb) == [], name
+
+
+def test_a_name_the_tests_read_must_be_bound_once(masters):
+    nb = nbformat.from_dict(masters["part1-why-position"])
+    nb.cells.append(nbformat.v4.new_code_cell("perm = [0, 1, 2, 3]"))
+    with pytest.raises(ValueError, match=r"bound by several cells: \['perm'\]"):
+        classroom._refuse_rebound_names_read_by_tests(nb)
+
+
+def test_a_reasoning_exercise_without_a_rubric_is_refused():
+    ex = _assignments.Exercise("ex-ch1-new", "x.ipynb", "Why?", solution_text=["Because."])
+    with pytest.raises(ValueError, match="ex-ch1-new has no self-check and no rubric"):
+        _assignments.question_cells(ex)
+
+
+def test_assert_check_raises_with_the_check_s_hint(capsys):
+    classroom.assert_check(exercises.check_rope_angle, 100 * 10000 ** (-2 * 8 / 64), m=100, i=8, d_model=64)
+    with pytest.raises(AssertionError, match="That is the angle in degrees"):
+        classroom.assert_check(exercises.check_rope_angle, 572.9577951308232, m=100, i=8, d_model=64)
+    with pytest.raises(ValueError, match="i must"):  # a wrong call is not a wrong answer
+        classroom.assert_check(exercises.check_rope_angle, 1.0, m=100, i=99, d_model=64)
+    with pytest.raises(AssertionError, match="returned None"):
+        classroom.assert_check(lambda: None)
+    assert capsys.readouterr().out == ""
+
+
+def test_the_assignments_command_is_in_the_help_and_needs_the_book():
+    helped = subprocess.run([sys.executable, "-m", "book.classroom", "--help"], capture_output=True, text=True)
+    assert "assignments OUT_DIR" in helped.stdout
+    result = subprocess.run(
+        [sys.executable, "-m", "book.classroom", "assignments", "out", "--root", str(ROOT / "reader")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "no _toc.yml" in result.stderr

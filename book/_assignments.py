@@ -1,0 +1,614 @@
+"""otter-grader assignments built from the chapters: the machinery behind
+``python -m book.classroom assignments`` (its public functions are in ``book.classroom``).
+
+One assignment per part of the book, as ``_toc.yml`` groups the chapters.
+Every exercise of those chapters becomes an otter question (otter-grader
+7.0.0, notebook format v1: raw cells ``# BEGIN QUESTION``, ``# BEGIN SOLUTION``,
+``# BEGIN TESTS`` ...). The chapter stays the single source: the prompt is the
+exercise's text in the reader edition (``book.editions``), the solution is the
+chapter's solution.
+
+- An exercise with a self-check (a starter cell tagged ``exercise`` that calls
+  ``exercises.check_*``) is autograded. Its answer variable gets its own name,
+  the chapter's name plus the label (``answer`` of ``ex-ch2-wavelength``
+  becomes ``answer_ex_ch2_wavelength``). The solution is the chapter's
+  solution code up to the statement that asserts the check, without its
+  ``assert`` statements and ``glue`` calls (they check the chapter's prose, not
+  the answer) and the assignments only those read, then the answer bound to its
+  new name (``SOLUTION_OVERRIDES`` for the one solution the chapter computes
+  inside a heavy loop). Two tests call the same check through
+  :func:`book.classroom.assert_check`: a public one worth 0 points, which
+  prints the check's hint, and a hidden one that carries the points. What the
+  exercise also asks in words is a second, manual question ``<label>-written``
+  (``WRITTEN_PARTS``).
+- An exercise without a check (a reasoning exercise) is graded by hand: a
+  manual question with a code cell and a written-answer cell; its solution is
+  the chapter's solution text and code, followed by a rubric written from it
+  (``RUBRICS``).
+
+What an exercise reads from the chapter's earlier cells is rebuilt, without the
+chapter's heavy cells, in the assignment's setup cell (``SETUP``, ``CONTEXT``).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import yaml
+
+#: otter-grader's version these notebooks are written for (pinned in requirements.txt).
+OTTER_VERSION = "7.0.0"
+#: Points of every question, autograded or manual.
+POINTS = 2
+#: The parameters of a check that hold the student's answer (``answer`` unless listed here).
+ANSWER_PARAMETERS = {"check_learned_vs_sinusoidal": ("learned", "sinusoidal")}
+
+#: The imports every assignment's setup cell makes: the installed ``book`` package, nothing from the repository.
+SETUP = """\
+# Setup: the book's library, installed as a package (pip install "book[notebooks]");
+# nothing here reads a file of the book's repository.
+import math
+
+import torch
+
+import book
+from book import encodings, exercises, experiments, models, numerics, results, scaling, tasks
+
+book.setup(seed=0, num_threads=1)  # seeds, 1 CPU thread, as in the chapters"""
+
+#: What a chapter's exercises read from earlier cells of the chapter, rebuilt without its heavy cells.
+CONTEXT = {
+    "08_extrapolation.ipynb": """\
+# Chapter 8's experiment (its default Config) and seed 0's learned and RoPE models,
+# retrained as the chapter's live rerun does (a few seconds each), with its held-out batch.
+config = experiments.Config()
+live = {s: experiments.train_model(config, s, 0)[0] for s in ("learned", "rope")}
+full = experiments.held_out_batch(config, 0)
+L = config.train_len""",
+    "09_long_context.ipynb": """\
+# Chapter 9's models: the benchmark's RoPE configuration (read from the installed package).
+stored = results.load("annealed_local_sum_rope")
+config = experiments.Config.from_results(stored)
+head_width = config.d_model // config.n_heads
+L = config.train_len""",
+}
+
+#: Solutions the chapter computes inside a heavy cell (chapter 9 scores five trained models in the
+#: same loop): the lines of that loop and of its self-check cell that give the graded answer.
+SOLUTION_OVERRIDES = {
+    "ex-ch9-yarn": """\
+kw = dict(original_max_len=L, alpha=0.05, beta=0.5, ramp="code")
+gamma = scaling.yarn_ramp(head_width, **kw)
+blended = (0 < gamma) & (gamma < 1)
+answer = {"kept": (gamma == 1).nonzero().flatten().tolist(),
+          "blended": blended.nonzero().flatten().tolist(),
+          "interpolated": (gamma == 0).nonzero().flatten().tolist()}""",
+}
+
+#: The rubric of every exercise graded by hand, written from the chapter's solution (1 point a line).
+RUBRICS = {
+    "ex-ch1-cross": (
+        "Shows numerically that reordering the memory (keys and values together) leaves the output "
+        "unchanged, and that reordering the queries reorders the output rows the same way.",
+        "Explains it with the proof: the scores become S P^T and the values P V, so "
+        "softmax(S) P^T P V = softmax(S) V; the softmax acts row by row, so the queries' order moves the rows.",
+    ),
+    "ex-ch1-pool": (
+        "Computes the averaged vector of both sentences: equal without the positional encoding, different with it.",
+        "Concludes that without position a classifier can learn what the sentence is about "
+        '("is this about love?") but not who does what to whom ("who loves whom?").',
+    ),
+    "ex-ch2-jumps": (
+        "Finds the positions p = 15, 31 and 47.",
+        "Explains that the step is the square root of the number of flipped bits, so a step above 2 "
+        "needs at least four trailing 1s: p + 1 is a multiple of 16.",
+    ),
+    "ex-ch2-base": (
+        "Computes the longest wavelength 2 pi b^((d-2)/d) for the three bases.",
+        "Picks 500000 for the right reason: only there does the slowest pair turn less than once over "
+        "100000 tokens, so its angle alone orders every position (a wrap does not make far positions "
+        "look alike: the other pairs still separate them).",
+    ),
+    "ex-ch3-period": (
+        "Argues that M_k = I needs k w_0 = k to be a multiple of 2 pi, impossible for a whole k > 0 "
+        "since pi is irrational.",
+        "Searches every offset up to 100000 (for example with |M_k - I|^2 = 4 sum_i (1 - cos k w_i)) "
+        "and finds that k = 1 comes closest to I.",
+    ),
+    "ex-ch3-trace": (
+        "Shows that each 2 x 2 block R(k w_i) has trace 2 cos(k w_i) while the dot product is "
+        "sum_i cos(k w_i): half the trace (d/2 at k = 0).",
+        "Checks the identity numerically for d = 128 and several offsets k.",
+    ),
+    "ex-ch4-toeplitz": (
+        "Explains that S_pq depends only on |p - q| (Toeplitz, and the cosine is even): at most N values.",
+        "Checks it for N = 100: exactly 100 distinct values.",
+    ),
+    "ex-ch4-float32": (
+        "Finds p = 2^24 = 16,777,216 (float32 keeps 24 significant bits; 2^24 + 1 rounds to 2^24).",
+        "Says what it means: positions are exact in float32 up to there, but the angles p w_i are "
+        "rounded long before, by about p 2^-24 of a step.",
+    ),
+    "ex-ch5-offsets": (
+        "Measures that the stretched table's similarity at offset 2k matches the original's at offset k "
+        "(within about 0.1 for k = 2 to 15), and that at offset k it does not.",
+        "Concludes that the table's geometry is stretched by about two, and treats a model whose "
+        '"one back" now points two back as a hypothesis that needs the attention weights.',
+    ),
+    "ex-ch5-unused": (
+        "Shows that rows 16 to 31 keep their random start (near-zero neighbour similarity, the same "
+        "direction as at initialisation) while rows 0 to 15 become similar to their neighbours.",
+        "Explains that a row gets a gradient only when a token sits at its position, so only weight "
+        "decay touches the unused rows, the rows a longer test input meets.",
+    ),
+    "ex-ch6-norm": (
+        "Shows numerically, for both pairings and many positions, that apply_rope keeps every vector's length.",
+        "Explains that a rotation keeps each pair's length, so RoPE changes only the angles between "
+        "queries and keys: it cannot make one position's scores larger across the board.",
+    ),
+    "ex-ch6-values": (
+        "Rotates the values too and shows that the eight equal tokens' outputs now differ.",
+        "Explains that the outputs now carry absolute position (the positions of the values they mix), "
+        "which RoPE keeps out of the scores.",
+    ),
+    "ex-ch7-bucket": (
+        "Works out bucket 10 for the key 20 positions before the query: 8 + floor(log(20/8) / log(128/8) * 8).",
+        "Gives bucket 26 (16 more) for the key 20 positions after, and confirms both with "
+        "encodings.t5_relative_bucket.",
+    ),
+    "ex-ch7-read": (
+        "Recovers every position exactly from causal_out[:, 0] as i = 1 / value - 1.",
+        "Explains that without the causal mask every position gets 1/n, so nothing can be read back.",
+    ),
+    "ex-ch8-sweep": (
+        "Runs the two training lengths (16 tested at 64, 64 tested at 256) and prints their range tables.",
+        "Compares them with the committed run at 32 and says, from the tables, whether the range where "
+        "RoPE and T5's bias start to fall moves with the training length or stays at a fixed number of positions.",
+    ),
+    "ex-ch10-gap": (
+        "Gives the gap near one million: 2^(19-23) = 1/16.",
+        "Gives 2^23 = 8,388,608 as where the gap reaches 1 (nothing merges yet) and 2^24 = 16,777,216 "
+        "as where whole-number positions start to merge (16,777,217 is stored as 16,777,216).",
+    ),
+    "ex-ch10-where": (
+        "Times the angles (cos and sin), the rotation with a cache, and the whole reference against a copy.",
+        "Says that a cache removes only the angles, and argues it from the count (the rotation touches "
+        "16 times the numbers of the cos/sin table), not from one machine's timings.",
+    ),
+}
+
+#: The rubrics of what an autograded exercise also asks in words (its check grades only the
+#: answer): each becomes a manual question ``<label>-written``, written from the chapter's solution.
+WRITTEN_PARTS = {
+    "ex-ch3-sines": (
+        "Reports the residual with all 32 columns: rounding (below 1e-9), against a large one for the sines alone.",
+        "Explains why: sin((p+3) w) needs cos(p w), which no matrix of the sines gives; with the cosines a "
+        "rotation maps the table exactly.",
+    ),
+    "ex-ch3-logdecay": (
+        "Measures the exact sum's drop per factor 10 between k = 10 and k = 1000, each end averaged over its "
+        "window (k = 8 to 12, 800 to 1200), per decade.",
+        "Finds it close to the approximation's 8.0 per decade (within 0.5), the exact sum wiggling around the line.",
+    ),
+    "ex-ch5-local": (
+        "Says that both models learn the rule: it needs only this token and the one before, and either kind "
+        "of position lets attention find the one before.",
+        "Says that only the sinusoidal model runs on 24 tokens: the learned table has no row past position 11.",
+    ),
+    "ex-ch8-window": (
+        "Compares the neutral weight on offsets 0 and 1 (1 - e^(-2m), about 0.12 for the steep head) with the "
+        "trained model's most focused head, which puts more than 0.7 there, within and past the training length.",
+        "Concludes that the penalty alone does not make the focus, the content scores sharpen it (that the "
+        "penalty then keeps the pattern the same at every length is a hypothesis, not measured).",
+    ),
+    "ex-ch8-rows": (
+        "Shows that the rows from the training length on keep their start (cosine above 0.99 with the rows of "
+        "the same model rebuilt with the same seed), while the trained rows moved (mean cosine below 0.9).",
+        "Explains it: a row gets a gradient only when a token sits at its position during training.",
+    ),
+    "ex-ch8-stretch": (
+        "Says that PI breaks the model inside its training range (below 50% right within 32 positions) and "
+        "helps little past it.",
+        "Says that YaRN trades part of the trained range (80% to 97% right, against above 97% unchanged) for "
+        "much more past it (at least 35 points above unchanged RoPE).",
+    ),
+    "ex-ch9-yarn": (
+        "Gives both ramps' groups: pairs 0 to 2 kept, 3 and 4 blended (with different gamma by the code and "
+        "by the paper), 5 on interpolated.",
+        "Reports the five seeds at 128 tokens: the trained range survives (above 99% within 32), but past 32 "
+        "every seed scores close to unchanged RoPE: YaRN's gain there is lost.",
+    ),
+    "ex-ch9-turned": (
+        "Applies Llama 3.1's rule (scaling.llama3_frequencies, factor 8, original length 8192) and finds that "
+        "it divides by 8 exactly the pairs that never turn within 8192 positions.",
+        "Notes that every turned pair is kept or blended, none divided by 8.",
+    ),
+}
+
+_TEST_DEF = re.compile(r"^def test_(?:hint|grade)\((.*?)\):", re.M)
+_ANCHOR = re.compile(r'^<a id="(ex-[\w-]+)"></a>\s*', re.M)
+_DETAILS = re.compile(r"^\s*<details>\s*<summary>.*?</summary>\s*", re.S)
+_LOCAL_LINK = re.compile(r"\]\((?:\.\./)?(?:(notebooks|guide)/)?([\w-]+)\.(?:ipynb|md)(#[^)\s]*)?\)")
+
+
+@dataclass
+class Exercise:
+    """One exercise of a chapter, read from its reader edition."""
+
+    label: str
+    chapter: str  # the notebook's file name
+    prompt: str  # Markdown, without MyST
+    starter: str | None = None  # the code cell tagged "exercise" (None: no self-check)
+    solution_text: list[str] = field(default_factory=list)  # Markdown cells of the solution
+    solution_code: list[str] = field(default_factory=list)  # code cells of the solution
+
+    @property
+    def slug(self) -> str:
+        """The label as a Python identifier suffix: ``ex-ch3-block`` -> ``ex_ch3_block``."""
+        return self.label.replace("-", "_")
+
+
+@dataclass
+class Part:
+    """One part of the book: an assignment."""
+
+    number: int
+    caption: str
+    chapters: list[Path]
+
+    @property
+    def name(self) -> str:
+        """The assignment's name, e.g. ``part2-the-sinusoidal-encoding``."""
+        return f"part{self.number}-" + "-".join(re.findall(r"[a-z0-9]+", self.caption.lower()))
+
+
+def parts(root: Path) -> list[Part]:
+    """The parts of ``_toc.yml`` that hold chapters (notebooks in ``notebooks/``), numbered from 1."""
+    toc = yaml.safe_load((Path(root) / "_toc.yml").read_text(encoding="utf-8"))
+    found: list[Part] = []
+    for part in toc["parts"]:
+        files = [Path(root) / f"{c['file']}.ipynb" for c in part["chapters"] if c["file"].startswith("notebooks/")]
+        if files:
+            found.append(Part(len(found) + 1, part["caption"], files))
+    return found
+
+
+def exercises_of(reader: nbformat.NotebookNode, chapter: str, site: str) -> list[Exercise]:
+    """The exercises of one chapter's reader edition, in order."""
+    found: list[Exercise] = []
+    for cell in reader.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "exercise" in tags and cell.cell_type == "markdown":
+            label = _ANCHOR.search(cell.source)
+            if label is None:
+                raise ValueError(f"{chapter}: an exercise cell without its label: {cell.source[:60]!r}")
+            found.append(Exercise(label.group(1), chapter, _web_links(_ANCHOR.sub("", cell.source).strip(), site)))
+        elif not found or not ({"exercise", "solution"} & set(tags)):
+            continue
+        elif "exercise" in tags:
+            if found[-1].starter is not None:
+                raise ValueError(f"{found[-1].label}: two starter cells")
+            found[-1].starter = cell.source
+        elif cell.cell_type == "markdown":
+            # A solution ends at </details>, or where the chapter's next section starts: the cell that
+            # closes the last solution also holds the chapter's "## References".
+            text = re.split(r"^## ", _DETAILS.sub("", cell.source.split("</details>")[0]), flags=re.M)[0].strip()
+            if text:
+                found[-1].solution_text.append(_web_links(text, site))
+        else:
+            found[-1].solution_code.append(cell.source)
+    return found
+
+
+def _web_links(markdown: str, site: str) -> str:
+    """Links to the book's other notebooks, pointed at their pages on the website."""
+    return _LOCAL_LINK.sub(
+        lambda m: f"]({site}{m.group(1) or 'notebooks'}/{m.group(2)}.html{m.group(3) or ''})", markdown
+    )
+
+
+# --- code transformations ------------------------------------------------------------------------
+
+
+def _statements(code: str) -> list[tuple[ast.stmt, str]]:
+    """Each top-level statement of ``code`` with its source lines."""
+    lines = code.splitlines()
+    return [(node, "\n".join(lines[node.lineno - 1 : node.end_lineno])) for node in ast.parse(code).body]
+
+
+def rename(code: str, names: dict[str, str]) -> str:
+    """``code`` with every name in ``names`` replaced where it is a variable: in the code and in
+    the ``{...}`` fields of f-strings, not in attributes, keyword arguments, other strings or comments."""
+    lines = code.splitlines(keepends=True)
+    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    for tok in reversed(tokens):  # right to left, so earlier columns stay valid
+        (row, col), (end_row, end) = tok.start, tok.end
+        if tok.type == tokenize.STRING and row == end_row and _FSTRING_PREFIX.match(tok.string):
+            lines[row - 1] = lines[row - 1][:col] + _rename_fields(tok.string, names) + lines[row - 1][end:]
+        if tok.type != tokenize.NAME or tok.string not in names:
+            continue
+        after = lines[row - 1][end:].lstrip()
+        if lines[row - 1][:col].rstrip().endswith(".") or (
+            after.startswith("=") and not after.startswith("==") and _inside_call(lines, row, col)
+        ):
+            continue  # an attribute (obj.answer) or a keyword argument (f(answer=1))
+        lines[row - 1] = lines[row - 1][:col] + names[tok.string] + lines[row - 1][end:]
+    return "".join(lines)
+
+
+_FSTRING_PREFIX = re.compile(r"^(?:[rRbBuU]?[fF]|[fF][rR])['\"]")
+_FIELD = re.compile(r"(?<!\{)\{([^{}]*)\}")
+
+
+def _rename_fields(text: str, names: dict[str, str]) -> str:
+    """The one-line f-string ``text`` with ``names`` replaced inside its ``{...}`` fields."""
+    word = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\b")
+    return _FIELD.sub(lambda m: "{" + word.sub(lambda w: names[w.group(1)], m.group(1)) + "}", text)
+
+
+def _inside_call(lines: list[str], row: int, col: int) -> bool:
+    """Whether position (row, col) of ``lines`` is inside an open parenthesis (a keyword argument)."""
+    text = "".join(lines[: row - 1]) + lines[row - 1][:col]
+    return text.count("(") > text.count(")")
+
+
+def _check_call(node: ast.AST) -> ast.Call | None:
+    """The ``exercises.check_*(...)`` call that ``node`` is or asserts, else None."""
+    call = node.test if isinstance(node, ast.Assert) else node.value if isinstance(node, ast.Expr) else None
+    if (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == "exercises"
+        and call.func.attr.startswith("check_")
+    ):
+        return call
+    return None
+
+
+def _check_name(call: ast.Call) -> str:
+    """``check_x`` of a call ``exercises.check_x(...)`` (see :func:`_check_call`)."""
+    assert isinstance(call.func, ast.Attribute)
+    return call.func.attr
+
+
+def _answer_nodes(call: ast.Call) -> list[ast.expr]:
+    """The argument nodes of ``call`` that hold the student's answer, in the check's parameter order."""
+    from . import exercises
+
+    check = getattr(exercises, _check_name(call))
+    bound = inspect.signature(check).bind(*call.args, **{k.arg: k.value for k in call.keywords if k.arg})
+    return [bound.arguments[p] for p in ANSWER_PARAMETERS.get(check.__name__, ("answer",))]
+
+
+@dataclass
+class GradedCode:
+    """What an autograded question is made of."""
+
+    cell: str  # the question's code cell in otter's format (solution and prompt)
+    answers: dict[str, str]  # the chapter's answer name -> the assignment's
+    check: str  # the check call, renamed, as the starter makes it
+    test: str  # the test function, ``def test_NAME(...)``: NAME is filled in per test
+
+
+def graded_code(ex: Exercise) -> GradedCode:
+    """The question cell and the test of an exercise with a self-check.
+
+    Raises:
+        ValueError: if the starter cell does not end with the check call, or the
+            chapter's solution never asserts that check (and no override exists).
+    """
+    if ex.starter is None:
+        raise ValueError(f"{ex.label} has no starter cell")
+    starter = _statements(ex.starter)
+    call = _check_call(starter[-1][0]) if starter else None
+    if call is None:
+        raise ValueError(f"{ex.label}: the starter cell must end with its exercises.check_* call")
+    old = []
+    for node in _answer_nodes(call):
+        if not isinstance(node, ast.Name):
+            raise ValueError(f"{ex.label}: the starter passes its answer as a name, not {ast.unparse(node)!r}")
+        old.append(node.id)
+    names = {n: f"{n}_{ex.slug}" for n in old}
+    binds = [src for node, src in starter[:-1] if _assigns(node) & set(old)]
+    setup = [src for node, src in starter[:-1] if not _assigns(node) & set(old)]
+    solution = SOLUTION_OVERRIDES.get(ex.label) or _solution_from_chapter(ex, _check_name(call), old)
+    check = rename(starter[-1][1], names)
+    cell = "\n".join(
+        [*setup, "# BEGIN SOLUTION NO PROMPT", rename(solution, names), "# END SOLUTION", '""" # BEGIN PROMPT']
+        + [rename(src, names) for src in binds]
+        + ['"""; # END PROMPT', check]
+    )
+    return GradedCode(cell, names, check, _test_body(ast.parse(check).body[0]))
+
+
+def _assigns(node: ast.stmt) -> set[str]:
+    """The names a statement binds at top level."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _solution_from_chapter(ex: Exercise, check: str, old: list[str]) -> str:
+    """The chapter's solution statements up to the one that asserts ``check``, without asserts and
+    glue calls, then each answer bound to the chapter's starter name."""
+    kept: list[str] = []
+    for code in ex.solution_code:
+        for node, src in _statements(code):
+            call = _check_call(node)
+            if call is not None and _check_name(call) == check and isinstance(node, ast.Assert):
+                for name, value in zip(old, _answer_nodes(call)):
+                    if not (isinstance(value, ast.Name) and value.id == name):
+                        kept.append(f"{name} = {ast.get_source_segment(code, value)}")
+                return "\n".join(_without_dead_assignments(kept, set(old)))
+            is_glue = (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == "glue"
+            )
+            if not (isinstance(node, ast.Assert) or is_glue):
+                kept.append(src)
+    raise ValueError(f"{ex.label}: no solution cell asserts exercises.{check}; add an entry to SOLUTION_OVERRIDES")
+
+
+def _without_dead_assignments(statements: list[str], needed: set[str]) -> list[str]:
+    """``statements`` without the assignments whose names nothing after them reads (in the
+    chapter, an ``assert`` that is left out read them) nor ``needed`` names."""
+    kept: list[str] = []
+    for src in reversed(statements):
+        node = ast.parse(src).body[0]
+        bound = _assigns(node)
+        if isinstance(node, ast.Assign) and not bound & needed:
+            continue
+        kept.append(src)
+        needed = (needed - bound if isinstance(node, ast.Assign) else needed) | {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+    return kept[::-1]
+
+
+def _without_glue(code: str) -> str:
+    """``code`` without its ``glue(...)`` statements and nbval markers (they serve the website)."""
+    keep = []
+    for node, src in _statements(code):
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "glue"):
+            keep.append(src)
+    return "\n".join(line for line in "\n".join(keep).splitlines() if "NBVAL" not in line).strip()
+
+
+def _test_body(statement: ast.stmt) -> str:
+    """``def test_NAME(<names the check reads>)`` calling the check through ``assert_check``."""
+    call = _check_call(statement)
+    assert call is not None
+    free = sorted(
+        {n.id for n in ast.walk(call) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - {"exercises"}
+    )
+    wrapped = ast.Call(
+        func=ast.Name("assert_check", ast.Load()), args=[call.func, *call.args], keywords=list(call.keywords)
+    )
+    return (
+        f"def test_NAME({', '.join(free)}):\n"
+        "    from book import exercises\n"
+        "    from book.classroom import assert_check\n\n"
+        f"    {ast.unparse(wrapped)}"
+    )
+
+
+# --- notebooks -----------------------------------------------------------------------------------
+
+
+def _raw(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_raw_cell(text)
+
+
+def question_cells(ex: Exercise) -> list[nbformat.NotebookNode]:
+    """The cells of the otter questions for ``ex``: one, autograded or manual, and for an autograded
+    exercise that also asks for words (``WRITTEN_PARTS``) a manual question ``<label>-written``."""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    if ex.starter is None:
+        if ex.label not in RUBRICS:
+            raise ValueError(f"{ex.label} has no self-check and no rubric in RUBRICS")
+        note = "Graded by hand: compute in the code cell, write your answer in the text cell."
+        return _manual_cells(ex.label, ex.prompt + "\n\n" + note, ex, RUBRICS[ex.label])
+    graded = graded_code(ex)
+    tests = [
+        '""" # BEGIN TEST CONFIG\npoints: 0\n""" # END TEST CONFIG\n' + graded.test.replace("NAME", "hint"),
+        "# HIDDEN\n" + graded.test.replace("NAME", "grade"),
+    ]
+    cells = [
+        _raw(f"# BEGIN QUESTION\nname: {ex.label}\npoints: {POINTS}"),
+        md(ex.prompt + f"\n\nYour answer: `{'`, `'.join(graded.answers.values())}`."),
+        _raw("# BEGIN SOLUTION"),
+        code(graded.cell),
+        _raw("# END SOLUTION"),
+        _raw("# BEGIN TESTS"),
+        *(code(t) for t in tests),
+        _raw("# END TESTS"),
+        _raw("# END QUESTION"),
+    ]
+    if ex.label in WRITTEN_PARTS:
+        title = ex.prompt.splitlines()[0].lstrip("# ").strip()
+        prompt = (
+            f"### {title}: the written part\n\nAnswer in words what {title.split(' (')[0]} asks beyond the "
+            "answer its check grades above (graded by hand; compute in the code cell if you need to)."
+        )
+        cells += _manual_cells(f"{ex.label}-written", prompt, ex, WRITTEN_PARTS[ex.label])
+    return cells
+
+
+def _manual_cells(name: str, prompt: str, ex: Exercise, rubric: tuple[str, ...]) -> list[nbformat.NotebookNode]:
+    """A question graded by hand: prompt, a code cell, and (removed for students) the chapter's
+    solution with ``rubric``, 1 point a line."""
+    chapter_code = "\n\n".join(_without_glue(c) for c in ex.solution_code).strip()
+    answer = "\n\n".join(
+        ["**SOLUTION** (the chapter's)", *ex.solution_text]
+        + ([f"```python\n{chapter_code}\n```"] if chapter_code else [])
+        + [f"**Rubric** ({len(rubric)} points, one a line):\n\n" + "\n".join(f"- {line}" for line in rubric)]
+    )
+    return [
+        _raw(f"# BEGIN QUESTION\nname: {name}\nmanual: true\npoints: {len(rubric)}"),
+        nbformat.v4.new_markdown_cell(prompt),
+        nbformat.v4.new_code_cell("# Your computation (the text cell below holds your written answer)."),
+        _raw("# BEGIN SOLUTION"),
+        nbformat.v4.new_markdown_cell(answer),
+        _raw("# END SOLUTION"),
+        _raw("# END QUESTION"),
+    ]
+
+
+def master_notebook(part: Part, chapters: dict[str, list[Exercise]], site: str) -> nbformat.NotebookNode:
+    """The otter master notebook of ``part``: config, header, setup, then one question per exercise."""
+    config = {
+        "name": part.name,
+        "requirements": "requirements.txt",
+        "init_cell": True,
+        "check_all_cell": True,
+        "export_cell": {"pdf": False},
+        "generate": True,
+        "show_question_points": True,
+        "tests": {"ok_format": False},
+    }
+    links = ", ".join(f"[{p.stem}]({site}notebooks/{p.stem}.html)" for p in part.chapters)
+    header = (
+        f"# {part.caption}: graded exercises\n\n"
+        f"The exercises of {links}, from *Positional Encoding, Interactively*. Run the setup cell "
+        "first. Each autograded question names the variable that holds your answer; its cell "
+        "prints the self-check's verdict, and the `grader.check` cell after it runs the public "
+        "test, which shows the same hint. Questions graded by hand have a rubric; some of them "
+        "use a chapter's cells (a trained model, a figure's data): work in the chapter's notebook "
+        "and write your answer here."
+    )
+    context = [CONTEXT[p.name] for p in part.chapters if p.name in CONTEXT]
+    cells = [
+        _raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False).strip()),
+        nbformat.v4.new_markdown_cell(header),
+        nbformat.v4.new_code_cell("\n\n".join([SETUP, *context])),
+    ]
+    for path in part.chapters:
+        for ex in chapters[path.name]:
+            cells += question_cells(ex)
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def names_read_by_tests(nb: nbformat.NotebookNode) -> dict[str, set[str]]:
+    """Question name -> the notebook names its tests read (the parameters of ``test``)."""
+    found: dict[str, set[str]] = {}
+    question = ""
+    for cell in nb.cells:
+        if cell.cell_type == "raw" and cell.source.startswith("# BEGIN QUESTION"):
+            question = yaml.safe_load(cell.source)["name"]
+        elif cell.cell_type == "code" and _TEST_DEF.search(cell.source):
+            header = _TEST_DEF.search(cell.source)
+            assert header is not None
+            found.setdefault(question, set()).update(n.strip() for n in header.group(1).split(",") if n.strip())
+    return found

@@ -1,0 +1,229 @@
+"""The otter-grader assignments of ``python -m book.classroom assignments``, built and graded.
+
+A background job (``assignments_run`` in ``tests/plugins/background_jobs.py``, this
+file run as a script) runs ``classroom.write_assignments`` (otter assign on every
+part of the book), then grades with otter run (``otter.run.main``, what the
+``otter run`` command calls: no Docker, no Gradescope, each notebook executed in
+a temporary folder outside the repository, in otter's debug mode so that an error
+in any cell fails it), for every assignment: its solutions notebook, its untouched
+student notebook, and notebooks that each carry one mistake a self-check names.
+All gradings of an assignment share one Python process, and two assignments are
+graded at once. The job writes ``report.json``; the tests read it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: One mistake a self-check names, per question: (assignment, question, the answer's
+#: variable, the mistaken answer, a phrase of the hint it must get).
+MISTAKES = [
+    (
+        "part1-why-position",
+        "ex-ch1-permutation",
+        "P_answer_ex_ch1_permutation",
+        "torch.eye(4)[[2, 0, 3, 1]].T",
+        "This is the transpose of the answer",
+    ),
+    (
+        "part2-the-sinusoidal-encoding",
+        "ex-ch2-wavelength",
+        "answer_ex_ch2_wavelength",
+        "10000 ** (2 * 3 / 64)",  # 2 pi forgotten
+        "That is 1/w_i",
+    ),
+    (
+        "part2-the-sinusoidal-encoding",
+        "ex-ch3-block",
+        "block_ex_ch3_block",  # the textbook rotation: the transpose of M_k's block
+        "[[math.cos(7 * 0.1), -math.sin(7 * 0.1)], [math.sin(7 * 0.1), math.cos(7 * 0.1)]]",
+        "This is the transpose",
+    ),
+    (
+        "part3-what-replaced-it",
+        "ex-ch6-angle",
+        "answer_ex_ch6_angle",
+        "math.degrees(100 * 10000 ** (-2 * 8 / 64))",
+        "That is the angle in degrees",
+    ),
+    (
+        "part3-what-replaced-it",
+        "ex-ch7-slopes",
+        "answer_ex_ch7_slopes",
+        "[2.0**-h for h in range(1, 7)]",  # 2^-h, the rule for 8 heads
+        "These are the first 6 slopes for 8 heads",
+    ),
+    (
+        "part5-long-contexts-and-numerics",
+        "ex-ch10-cache",
+        "answer_ex_ch10_cache",
+        "torch.finfo(torch.float16).eps",
+        "the gap just above 1",
+    ),
+]
+
+# ---------------------------------------------------------------------------
+# The job: ``python tests/notebooks/test_assignments.py FOLDER``.
+# ---------------------------------------------------------------------------
+
+#: Grades [(autograder zip, notebook), ...] (argv[1], JSON) in this one process with otter run's
+#: own function, in debug mode (an error in any cell fails the grading, which otter would ignore); prints
+#: {notebook: {question: {score, possible, output}}} as JSON on its last line.
+GRADER = """
+import contextlib, io, json, sys
+from otter.run import main
+out = {}
+for zip_path, notebook in json.loads(sys.argv[1]):
+    with contextlib.redirect_stdout(io.StringIO()):
+        results = main(notebook, autograder=zip_path, output_dir=None, no_logo=True, debug=True)
+    out[notebook] = {name: {"score": tf.score, "possible": tf.possible, "output": tf.summary()}
+                     for name, tf in results.results.items()}
+print(json.dumps(out))
+"""
+
+
+def with_mistake(solutions: Path, variable: str, wrong: str, target: Path) -> Path:
+    """The solutions notebook with ``variable`` rebound to ``wrong`` just before its cell's check call."""
+    nb = nbformat.read(solutions, as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code" and f"{variable} = " in c.source]
+    assert len(cells) == 1, f"{variable}: {len(cells)} cells bind it"
+    lines = cells[0].source.splitlines()
+    at = max(i for i, line in enumerate(lines) if line.startswith("exercises.check_"))
+    cells[0].source = "\n".join([*lines[:at], f"{variable} = {wrong}  # a student's mistake", *lines[at:]])
+    nbformat.write(nb, target)
+    return target
+
+
+def _student_problems(student: Path) -> list[str]:
+    """What would stop the student notebook from running, or give a solution away."""
+    from book import classroom
+
+    nb = nbformat.read(student, as_version=4)
+    problems = classroom.unbound_names(nb)
+    everything = json.dumps(nb)  # cells and metadata (otter keeps the public tests there)
+    for leak in ("BEGIN SOLUTION", "**SOLUTION**", "test_grade"):
+        if leak in everything:
+            problems.append(f"the student notebook holds {leak!r}")
+    if "test_hint" not in everything:
+        problems.append("the student notebook has no public test")
+    return problems
+
+
+def job(folder: Path) -> int:
+    """Write every assignment into ``folder/out`` and grade it; write ``folder/report.json``."""
+    from book import classroom
+
+    start, report = time.monotonic(), {}
+    try:
+        out = folder / "out"
+        written = classroom.write_assignments(ROOT, out, run_tests=False)  # otter run grades the solutions
+        report["written"] = [str(p.relative_to(out)) for p in written]
+        report["assign_seconds"] = round(time.monotonic() - start, 1)
+        jobs: dict[str, dict[str, Path]] = {}
+        for name in classroom.assignment_notebooks(ROOT):
+            solutions = out / name / "autograder" / f"{name}.ipynb"
+            jobs[name] = {"solutions": solutions, "student": out / name / "student" / f"{name}.ipynb"}
+            for part, question, variable, wrong, _ in MISTAKES:
+                if part == name:
+                    target = out / name / "mistakes" / question / f"{name}.ipynb"  # the name the export cell reads
+                    target.parent.mkdir(parents=True)
+                    jobs[name][question] = with_mistake(solutions, variable, wrong, target)
+        report["student_problems"] = {name: _student_problems(kinds["student"]) for name, kinds in jobs.items()}
+        wording = json.dumps(nbformat.read(jobs["part2-the-sinusoidal-encoding"]["student"], as_version=4))
+        report["part2_student_has_prompt_not_solution"] = (
+            "answer_ex_ch2_wavelength = None  # your wavelength" in wording
+            and "2 * math.pi * 10000 ** (2 * 3 / 64)" not in wording
+        )
+
+        def grade(name: str) -> dict:
+            [ag_zip] = (out / name / "autograder").glob("*.zip")
+            pairs = [(str(ag_zip), str(nb)) for nb in jobs[name].values()]
+            done = subprocess.run(
+                [sys.executable, "-c", GRADER, json.dumps(pairs)], capture_output=True, text=True, timeout=900
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"grading {name} failed:\n{done.stderr[-3000:]}")
+            scores = json.loads(done.stdout.strip().splitlines()[-1])
+            return {kind: scores[str(nb)] for kind, nb in jobs[name].items()}
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            report["graded"] = dict(zip(jobs, pool.map(grade, jobs)))
+    except Exception:  # the tests report it
+        report["setup_error"] = traceback.format_exc()
+    report["seconds"] = round(time.monotonic() - start, 1)
+    (folder / "report.json").write_text(json.dumps(report, indent=1))
+    print(f"assignments job: {report['seconds']} s")
+    return 1 if "setup_error" in report else 0
+
+
+# ---------------------------------------------------------------------------
+# The tests.
+# ---------------------------------------------------------------------------
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def report(assignments_run) -> dict:
+    report, log = assignments_run
+    assert "setup_error" not in report, f"{report['setup_error']}\n{log[-3000:]}"
+    return report
+
+
+def autograded(results: dict) -> dict:
+    """The questions otter scores (manual ones are graded by hand and are not in the results)."""
+    return {q: r for q, r in results.items() if r["possible"]}
+
+
+def test_every_part_of_the_book_is_an_assignment_with_a_student_notebook_and_an_autograder(report):
+    from book import classroom
+
+    names = list(classroom.assignment_notebooks(ROOT))
+    assert list(report["graded"]) == names and len(names) == 5
+    assert [p.split("/")[0] for p in report["written"]] == [n for n in names for _ in range(2)]
+    assert [Path(p).suffix for p in report["written"]] == [".ipynb", ".zip"] * 5
+
+
+def test_every_student_notebook_runs_and_holds_no_solution(report):
+    assert report["student_problems"] == dict.fromkeys(report["graded"], [])
+    assert report["part2_student_has_prompt_not_solution"]
+
+
+def test_the_solutions_get_full_marks_on_every_autograded_question(report):
+    for name, kinds in report["graded"].items():
+        questions = autograded(kinds["solutions"])
+        assert questions, f"{name}: no autograded question"
+        for question, result in questions.items():
+            assert result["score"] == result["possible"] == 2, f"{name} {question}: {result['output']}"
+
+
+def test_the_untouched_student_notebook_gets_zero(report):
+    for name, kinds in report["graded"].items():
+        questions = autograded(kinds["student"])
+        assert questions.keys() == autograded(kinds["solutions"]).keys()
+        assert {q: r["score"] for q, r in questions.items()} == dict.fromkeys(questions, 0), name
+
+
+@pytest.mark.parametrize(("part", "question", "variable", "wrong", "hint"), MISTAKES, ids=[m[1] for m in MISTAKES])
+def test_a_named_mistake_loses_exactly_its_question_s_points_and_shows_the_hint(
+    report, part, question, variable, wrong, hint
+):
+    solutions, mistaken = report["graded"][part]["solutions"], report["graded"][part][question]
+    lost = {q: solutions[q]["score"] - mistaken[q]["score"] for q in autograded(solutions)}
+    assert lost == {q: (2 if q == question else 0) for q in lost}
+    assert hint in mistaken[question]["output"], mistaken[question]["output"]
+
+
+if __name__ == "__main__":
+    sys.exit(job(Path(sys.argv[1])))
