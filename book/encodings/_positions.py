@@ -32,9 +32,14 @@ def _check_positions_fit(positions: torch.Tensor, x: torch.Tensor) -> None:
         raise ValueError(
             f"positions must end in the sequence length {lead[-1]} of x, got shape {tuple(positions.shape)}"
         )
+    _check_broadcasts("positions", positions, lead)
+
+
+def _check_broadcasts(name: str, t: torch.Tensor, lead: tuple[int, ...]) -> None:
+    """``ValueError`` naming ``name`` unless ``t`` broadcasts to ``lead`` (``x.shape[:-1]``)."""
     try:
-        fits = torch.broadcast_shapes(positions.shape, lead) == lead
+        fits = torch.broadcast_shapes(t.shape, lead) == lead
     except RuntimeError:
         fits = False
     if not fits:
-        raise ValueError(f"positions of shape {tuple(positions.shape)} must broadcast to x.shape[:-1] = {lead}")
+        raise ValueError(f"{name} of shape {tuple(t.shape)} must broadcast to x.shape[:-1] = {lead}")

@@ -23,7 +23,7 @@ from .._validate import (
     check_positive_int,
     check_real,
 )
-from ._positions import _check_positions, _check_positions_fit
+from ._positions import _check_broadcasts, _check_positions, _check_positions_fit
 from .sinusoidal import frequencies, layout_permutation
 
 __all__ = [
@@ -499,12 +499,6 @@ def shift_rope(
     if isinstance(delta, bool) or isinstance(delta, float):
         raise TypeError(f"delta must be an integer number of positions, got {type(delta).__name__} {delta!r}")
     delta = check_position_tensor("delta", delta, allow_float=False)
-    lead = tuple(x.shape[:-1])
-    try:
-        fits = torch.broadcast_shapes(delta.shape, lead) == lead
-    except RuntimeError:
-        fits = False
-    if not fits:
-        raise ValueError(f"delta of shape {tuple(delta.shape)} must broadcast to x.shape[:-1] = {lead}")
+    _check_broadcasts("delta", delta, tuple(x.shape[:-1]))
     angles = _rope_angles(delta.to(x.device), d, base=base, freqs=freqs)
     return _rotate(x, torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype), layout)
