@@ -272,7 +272,7 @@ def scaling_explorer(d_model: int = 128):
 def precision_explorer(d_model: int = 128):
     """Form RoPE's angles in bfloat16, float16 or float32 and see how wrong
     the cosines get with position, for a chosen head width, base and longest
-    position (chapter 10). Drawn by ``book.plots.draw_precision_explorer``."""
+    position (chapter 11). Drawn by ``book.plots.draw_precision_explorer``."""
     import ipywidgets as w
 
     if not 16 <= check_even("d_model", d_model) <= 256:  # the slider's range: no silent clamping

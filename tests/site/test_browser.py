@@ -459,7 +459,7 @@ LIVE_TWINS = {
         lambda: {"d_model": 128},
         {"scale": ("8", 8.0), "original_max_len": ("32", 32)},
     ),
-    "notebooks/10_numerics": (
+    "notebooks/11_numerics": (
         "draw_precision_explorer",
         dict,
         {
