@@ -31,10 +31,11 @@ __all__ = [
 def two_bases_panel(ax: plt.Axes, d_model: int, *, layers: Mapping[str, tuple[float, int]]) -> dict[str, int]:
     """Chapter 10's picture of a model with two RoPE bases: for each kind of
     layer, ``label -> (base, length)``, the wavelength ``2 pi / theta_i`` of
-    every pair (positions per full turn) on a log axis, and the longest offset
-    that kind of layer sees (a sliding window, or the context) as a line of
-    the same colour. A pair below its layer's line turns at least once within
-    the offsets that layer sees (``book.scaling.turned_pairs``). Returns that
+    every pair (positions per full turn) on a log axis, and the length ``L``
+    of the offsets that kind of layer sees (a sliding window: offsets below
+    ``L``; or the context) as a line of the same colour. A pair below its
+    layer's line turns at least once within ``L`` positions
+    (``book.scaling.turned_pairs``, the convention of chapter 9). Returns that
     count for each label.
 
     Raises:
@@ -52,7 +53,7 @@ def two_bases_panel(ax: plt.Axes, d_model: int, *, layers: Mapping[str, tuple[fl
         waves = 2 * math.pi / frequencies(d_model, base=base)
         colour = OKABE_ITO[n]
         ax.semilogy(waves.numpy(), ["o", "s", "^", "v"][n % 4], ms=2.5, color=colour, label=f"{label}: wavelength")
-        ax.axhline(length, color=colour, ls="--", lw=1.2, label=f"{label}: longest offset {length:,}")
+        ax.axhline(length, color=colour, ls="--", lw=1.2, label=f"{label}: L = {length:,}")
     ax.set(
         xlabel="pair i (fast to slow)",
         ylabel="positions per turn",
