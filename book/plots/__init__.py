@@ -45,7 +45,13 @@ from .ch06_rope import draw_rope_explorer, rope_expected_scores, rope_plane, rop
 from .ch07_relative import alibi_panel, draw_alibi_explorer, relative_bias_rows
 from .ch08_extrapolation import draw_results_explorer, experiment_curves, loss_curves, range_bars
 from .ch09_long_context import draw_scaling_explorer, scaling_ratios, wavelength_panel
-from .ch10_todays_models import draw_two_bases_explorer, mrope_axes_panel, prope_vs_partial, two_bases_panel
+from .ch10_todays_models import (
+    draw_two_bases_explorer,
+    mrope_axes_panel,
+    prope_scores,
+    prope_vs_partial,
+    two_bases_panel,
+)
 from .ch11_numerics import draw_precision_explorer, rope_angle_errors
 from .live import figure_data_uri, live_html, live_state_grid, live_twin
 from .style import use_style
@@ -115,6 +121,7 @@ __all__ = [
     # chapter 10
     "two_bases_panel",
     "prope_vs_partial",
+    "prope_scores",
     "mrope_axes_panel",
     "draw_two_bases_explorer",
     # chapter 11

@@ -1,7 +1,8 @@
 """The figures of chapter 10, "Positions in today's models".
 
 Figures: ``two_bases_panel`` (what each kind of layer's base lets it see),
-``prope_vs_partial`` (p-RoPE's and partial rotary's frequencies) and
+``prope_vs_partial`` (p-RoPE's and partial rotary's frequencies),
+``prope_scores`` (their score patterns) and
 ``mrope_axes_panel`` (which M-RoPE frequency sees which axis); the explorer's
 drawing: ``draw_two_bases_explorer``, a pure function of its state.
 """
@@ -23,6 +24,7 @@ from .style import OKABE_ITO
 __all__ = [
     "two_bases_panel",
     "prope_vs_partial",
+    "prope_scores",
     "mrope_axes_panel",
     "draw_two_bases_explorer",
 ]
@@ -62,6 +64,18 @@ def two_bases_panel(ax: plt.Axes, d_model: int, *, layers: Mapping[str, tuple[fl
     return counts
 
 
+def _spectra(d_model: int, fraction: float, base: float) -> dict[str, torch.Tensor]:
+    """RoPE's, p-RoPE's and partial rotary's frequencies (``prope_vs_partial``)."""
+    d_model = check_even("d_model", d_model)
+    prope = proportional_frequencies(d_model, fraction=fraction, base=base)
+    kept = int((prope > 0).sum())
+    if kept == 0:
+        raise ValueError(f"fraction must leave at least one pair turning, got fraction = {fraction} for d = {d_model}")
+    partial = torch.zeros(d_model // 2, dtype=torch.float64)
+    partial[:kept] = frequencies(2 * kept, base=base)
+    return {"RoPE": frequencies(d_model, base=base), "p-RoPE": prope, "partial rotary (NeoX)": partial}
+
+
 def prope_vs_partial(ax: plt.Axes, d_model: int, *, fraction: float, base: float = 10000.0) -> dict[str, torch.Tensor]:
     """Chapter 10's comparison of two ways to rotate only part of a head of
     width ``d``: RoPE's own frequencies ``base^(-2i/d)``; p-RoPE
@@ -77,14 +91,8 @@ def prope_vs_partial(ax: plt.Axes, d_model: int, *, fraction: float, base: float
         ValueError: as ``proportional_frequencies``, or if no pair turns
             (``k = 0``).
     """
-    d_model = check_even("d_model", d_model)
-    prope = proportional_frequencies(d_model, fraction=fraction, base=base)
-    kept = int((prope > 0).sum())
-    if kept == 0:
-        raise ValueError(f"fraction must leave at least one pair turning, got fraction = {fraction} for d = {d_model}")
-    partial = torch.zeros(d_model // 2, dtype=torch.float64)
-    partial[:kept] = frequencies(2 * kept, base=base)
-    lists = {"RoPE": frequencies(d_model, base=base), "p-RoPE": prope, "partial rotary (NeoX)": partial}
+    lists = _spectra(d_model, fraction, base)
+    kept = int((lists["p-RoPE"] > 0).sum())
     if kept < d_model // 2:
         ax.axvspan(kept - 0.5, d_model // 2 - 0.5, color="0.92", lw=0, label="frequency 0: no rotation")
     styles = [("-", "none"), ("none", "o"), ("none", "x")]
@@ -99,6 +107,36 @@ def prope_vs_partial(ax: plt.Axes, d_model: int, *, fraction: float, base: float
         title=f"d = {d_model}, fraction {fraction:g}: {kept} of {d_model // 2} pairs turn",
     )
     return lists
+
+
+def prope_scores(
+    ax: plt.Axes, d_model: int, *, fraction: float, offsets: Sequence[int], base: float = 10000.0
+) -> dict[str, torch.Tensor]:
+    """Chapter 10's score patterns of ``prope_vs_partial``'s three spectra: the
+    score of the query and key ``q = k = (1, .., 1)`` at each offset ``m - n``,
+    ``2 sum_i cos((m - n) w_i)`` (``book.encodings.rope_expected_score`` with
+    ``correlation = 1`` for RoPE: the mean score of a query and key with
+    equal entries), for RoPE, p-RoPE and GPT-NeoX's partial rotary. A pair
+    that does not turn (``w_i = 0``) adds 2 at every offset. Plotted against
+    the offset; returns the three score curves, float64, one value per offset.
+
+    Raises:
+        ValueError: as ``prope_vs_partial``, or for no offsets.
+    """
+    if len(offsets) == 0:
+        raise ValueError("offsets must hold at least one offset")
+    lists = _spectra(d_model, fraction, base)
+    k = torch.as_tensor(offsets, dtype=torch.float64)
+    scores = {name: 2 * torch.cos(k[:, None] * w).sum(-1) for name, w in lists.items()}
+    for n, (name, score) in enumerate(scores.items()):
+        ax.plot(k.numpy(), score.numpy(), ["-", "--", "-."][n], lw=1.5, color=OKABE_ITO[n], label=name)
+    ax.axhline(0, color="0.6", lw=0.8)
+    ax.set(
+        xlabel="offset m - n (positions)",
+        ylabel="score of q = k = (1, .., 1)",
+        title=f"d = {d_model}, fraction {fraction:g}, base {base:,.0f}",
+    )
+    return scores
 
 
 def mrope_axes_panel(

@@ -57,6 +57,25 @@ def test_prope_vs_partial_rejects_no_turning_pair(ax):
         plots.prope_vs_partial(ax, 31, fraction=0.5)
 
 
+def test_prope_scores_are_the_expected_scores_of_each_spectrum(ax):
+    offsets = list(range(0, 2000, 7))
+    scores = plots.prope_scores(ax, 64, fraction=0.25, offsets=offsets)
+    torch.testing.assert_close(scores["RoPE"], encodings.rope_expected_score(offsets, 64))
+    x = torch.ones(1, 64, dtype=torch.float64)
+    w = encodings.proportional_frequencies(64, fraction=0.25)
+    for k in (0, 7, 1995):  # by rotation: <rope(1, k), rope(1, 0)>
+        rotated = encodings.apply_rope(x, torch.tensor([float(k)]), freqs=w)
+        torch.testing.assert_close(scores["p-RoPE"][k // 7], (rotated @ x.T)[0, 0])
+    assert (scores["p-RoPE"] >= 48 - 16 - 1e-9).all()  # 24 still pairs add 48; 8 turning pairs at least -16
+    assert scores["partial rotary (NeoX)"][0] == scores["p-RoPE"][0] == 64
+    assert len(ax.lines) == 4
+
+
+def test_prope_scores_rejects_no_offsets(ax):
+    with pytest.raises(ValueError, match="offsets"):
+        plots.prope_scores(ax, 64, fraction=0.25, offsets=[])
+
+
 def test_mrope_axes_panel_reads_each_frequencys_axis(ax):
     axes = plots.mrope_axes_panel(ax, 16, contiguous=(2, 3, 3), interleaved=(4, 2, 2))
     contiguous, interleaved = axes.values()
