@@ -1,4 +1,4 @@
-"""Speed of RoPE and ALiBi implementations on the CPU (chapter 10).
+"""Speed of RoPE and ALiBi implementations on the CPU (chapter 11).
 
 Every implementation is first checked against ``book``'s reference version,
 then timed with ``torch.utils.benchmark`` (median of repeated runs) against
@@ -15,7 +15,7 @@ median, over rounds, of the ratio to a copy timed in the same round.
 With ``--compile OUT.json`` it also times a ``torch.compile``d (fused)
 rotation with the cos/sin cache, which reads ``x`` and the cache and writes
 the result in one pass, next to the eager forms and a copy, and writes the
-measurement with the machine it came from to ``OUT.json`` (chapter 10 reads
+measurement with the machine it came from to ``OUT.json`` (chapter 11 reads
 ``book/results/rope_compile.json``): the times, the bytes that
 ``book.numerics.memory_traffic`` counts for the copy and the eager form, the
 bytes of one fused pass (by construction: read ``x`` and the cache, write

@@ -11,7 +11,7 @@ trained to the step cap), ``results`` (the committed results),
 ``mechanism`` (attention on offsets, head ablation),
 ``plots`` (one look for all figures), ``widgets`` (explorers for a running
 kernel), ``exercises`` (exercise self-checks), ``numerics`` (RoPE precision and
-timing, chapter 10) and ``classroom`` (student
+timing, chapter 11) and ``classroom`` (student
 copies for teachers). Chapters derive a thing by hand, then assert it equals the
 library version here, which later chapters import.
 """

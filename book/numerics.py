@@ -1,11 +1,11 @@
-"""Numerics of positional encodings: precision and speed (chapter 10).
+"""Numerics of positional encodings: precision and speed (chapter 11).
 
 Precision: ``rope_cos_error`` measures how wrong RoPE's cosines get when its
 angles are formed in a low-precision float, and ``rope_cache_error`` how
 wrong they get when a correct cos/sin cache is *stored* in one (what a model
 does that builds its cache in float32 and casts it to bfloat16).
 
-Speed: ``time_calls`` is the timing loop of chapter 10 and
+Speed: ``time_calls`` is the timing loop of chapter 11 and
 ``benchmarks/rope_speed.py`` (round-robin rounds, the median of each), and
 ``median_ratio`` turns its rounds into a same-round ratio; ``memory_traffic``
 counts the bytes an eager PyTorch computation reads and writes, operation by
@@ -58,7 +58,7 @@ def rope_cos_error(
 
     Returns:
         float64 tensor ``(n,)``: the largest ``|cos error|`` over the pairs at
-        each position (chapter 10); ``inf`` where the angle overflows
+        each position (chapter 11); ``inf`` where the angle overflows
         ``angle_dtype`` (float16 cannot hold positions past 65504).
 
     Raises:

@@ -27,6 +27,7 @@ from .plots import (
     draw_rope_explorer,
     draw_rotation_explorer,
     draw_scaling_explorer,
+    draw_two_bases_explorer,
 )
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "alibi_explorer",
     "results_explorer",
     "scaling_explorer",
+    "two_bases_explorer",
     "precision_explorer",
 ]
 
@@ -269,10 +271,31 @@ def scaling_explorer(d_model: int = 128):
     return _explorer([[scale, length]], draw)
 
 
+def two_bases_explorer(d_model: int = 256, context: int = 131072):
+    """Change the bases of a model's local and global layers and the local
+    layers' window, and see how many RoPE pairs turn within the offsets each
+    kind of layer sees (chapter 10; the defaults are transformers'
+    ``Gemma3TextConfig``'s head width and context). Drawn by
+    ``book.plots.draw_two_bases_explorer``."""
+    import ipywidgets as w
+
+    d_model = check_even("d_model", d_model)
+    local = w.FloatLogSlider(value=1e4, base=10, min=3, max=7, step=0.5, description="local base")
+    glob = w.FloatLogSlider(value=1e6, base=10, min=3, max=8, step=0.5, description="global base")
+    window = w.SelectionSlider(options=[128, 512, 1024, 4096, 8192], value=4096, description="window")
+
+    def draw() -> plt.Figure:
+        return draw_two_bases_explorer(
+            d_model=d_model, window=window.value, context=context, local_base=local.value, global_base=glob.value
+        )
+
+    return _explorer([[local, glob], [window]], draw)
+
+
 def precision_explorer(d_model: int = 128):
     """Form RoPE's angles in bfloat16, float16 or float32 and see how wrong
     the cosines get with position, for a chosen head width, base and longest
-    position (chapter 10). Drawn by ``book.plots.draw_precision_explorer``."""
+    position (chapter 11). Drawn by ``book.plots.draw_precision_explorer``."""
     import ipywidgets as w
 
     if not 16 <= check_even("d_model", d_model) <= 256:  # the slider's range: no silent clamping

@@ -216,14 +216,14 @@ def rope_cis(
 
 
 def apply_rope_complex(x: torch.Tensor, cis: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
-    """Interleaved RoPE as one complex multiplication (fast; chapter 10).
+    """Interleaved RoPE as one complex multiplication (fast; chapter 11).
 
     Each pair ``(2i, 2i+1)`` of ``x`` is read as one complex number without
     copying (``Tensor.view`` with a complex dtype), one elementwise product
     with ``cis`` (from ``rope_cis``) rotates every pair, and the result is
     read back as real numbers: the same numbers as ``apply_rope(x, positions)`` with
     ``layout="interleaved"``, in one pass over ``x``. In place
-    (``out=x``) is the fastest form: chapter 10 and
+    (``out=x``) is the fastest form: chapter 11 and
     ``benchmarks/rope_speed.py`` time it against copying ``x``.
 
     Args:

@@ -5,7 +5,8 @@ and its explorer's drawing (``draw_<explorer>``, a pure function of the
 explorer's state that ``book.widgets`` wires to controls):
 ``ch01_order_blind``, ``ch02_sinusoidal``, ``ch03_rotation``,
 ``ch04_fingerprints``, ``ch05_learned``, ``ch06_rope``, ``ch07_relative``,
-``ch08_extrapolation``, ``ch09_long_context`` and ``ch10_numerics``. Besides
+``ch08_extrapolation``, ``ch09_long_context``, ``ch10_todays_models`` and
+``ch11_numerics``. Besides
 them, ``style`` holds the colours and matplotlib's defaults (``use_style``),
 ``live`` the live twins (an explorer precomputed at a grid of states, which
 runs in a web page with no kernel), and ``_common`` the helpers several
@@ -44,7 +45,14 @@ from .ch06_rope import draw_rope_explorer, rope_expected_scores, rope_plane, rop
 from .ch07_relative import alibi_panel, draw_alibi_explorer, relative_bias_rows
 from .ch08_extrapolation import draw_results_explorer, experiment_curves, loss_curves, range_bars
 from .ch09_long_context import draw_scaling_explorer, scaling_ratios, wavelength_panel
-from .ch10_numerics import draw_precision_explorer, rope_angle_errors
+from .ch10_todays_models import (
+    draw_two_bases_explorer,
+    mrope_axes_panel,
+    prope_scores,
+    prope_vs_partial,
+    two_bases_panel,
+)
+from .ch11_numerics import draw_precision_explorer, rope_angle_errors
 from .live import figure_data_uri, live_html, live_state_grid, live_twin
 from .style import use_style
 
@@ -111,6 +119,12 @@ __all__ = [
     "wavelength_panel",
     "draw_scaling_explorer",
     # chapter 10
+    "two_bases_panel",
+    "prope_vs_partial",
+    "prope_scores",
+    "mrope_axes_panel",
+    "draw_two_bases_explorer",
+    # chapter 11
     "rope_angle_errors",
     "draw_precision_explorer",
     # live twins

@@ -8,7 +8,7 @@ no network and no editable ``book``), writes the student copies with that
 environment's ``python -m book.classroom student`` and executes every one of
 them (``CHAPTERS``), each alone in an empty folder, in a kernel of that environment. A second
 wheel, built without ``book/results/*.json``, shows that the test can fail:
-chapter 10 must stop there with a ``FileNotFoundError`` naming
+chapter 11 must stop there with a ``FileNotFoundError`` naming
 ``book/results``. The job writes ``report.json``; the tests read it.
 """
 
@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Chapters 8 to 10 and one chapter of each other part: their student copies
 #: (solutions removed) must run from top to bottom. Every chapter's copy is also
 #: checked statically (tests/notebooks/test_student_copies.py: every name it reads is bound).
-CHAPTERS = ["01_order_blind", "03_rotation", "07_relative", "08_extrapolation", "09_long_context", "10_numerics"]
-SABOTAGED_CHAPTER = "10_numerics"
+CHAPTERS = ["01_order_blind", "03_rotation", "07_relative", "08_extrapolation", "09_long_context", "11_numerics"]
+SABOTAGED_CHAPTER = "11_numerics"
 CELL_TIMEOUT = 600
 #: Notebooks executed at once by the job (each kernel has OMP_NUM_THREADS=1).
 WORKERS = int(os.environ.get("BOOK_WHEEL_WORKERS", "2"))
@@ -261,7 +261,7 @@ def test_a_wheel_without_the_results_fails_chapter_10(report):
     facts = report["sabotage"]["install"]
     assert facts["file"].startswith(facts["venv"] + os.sep) and facts["names"] == []
     result = report["sabotage"][SABOTAGED_CHAPTER]
-    assert not result["ok"], "chapter 10 ran without book/results/*.json: the wheel test could not fail"
+    assert not result["ok"], "chapter 11 ran without book/results/*.json: the wheel test could not fail"
     assert result["ename"] == "FileNotFoundError", (result["ename"], result["evalue"], result["log"])
     assert "book/results" in result["evalue"], result["evalue"]
 

@@ -459,7 +459,12 @@ LIVE_TWINS = {
         lambda: {"d_model": 128},
         {"scale": ("8", 8.0), "original_max_len": ("32", 32)},
     ),
-    "notebooks/10_numerics": (
+    "notebooks/10_todays_models": (
+        "draw_two_bases_explorer",
+        dict,
+        {"global_base": ("10000000", 1e7), "window": ("1024", 1024)},
+    ),
+    "notebooks/11_numerics": (
         "draw_precision_explorer",
         dict,
         {

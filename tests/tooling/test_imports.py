@@ -57,6 +57,6 @@ def test_computing_modules_import_no_plotting_or_notebook_package():
     )
     loaded = json.loads(done.stdout)
     assert {m: loaded[m] for m in LIGHT if loaded[m]} == {}
-    # counting bytes does not import torch._dynamo (about 5 s, which chapter 10 would pay)
+    # counting bytes does not import torch._dynamo (about 5 s, which chapter 11 would pay)
     assert loaded["dynamo after memory_traffic"] is False
     assert "matplotlib" in loaded["book.plots"]

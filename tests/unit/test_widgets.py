@@ -118,6 +118,17 @@ def test_scaling_explorer_redraws():
     plt.close("all")
 
 
+def test_two_bases_explorer_redraws():
+    box = widgets.two_bases_explorer()
+    (local, glob), (window,) = (row.children for row in box.children[:2])
+    glob.value = 1e4
+    local.value = 1e5
+    window.value = 512
+    plt.close("all")
+    with pytest.raises(ValueError, match="d_model"):
+        widgets.two_bases_explorer(d_model=7)
+
+
 def test_precision_explorer_redraws():
     box = widgets.precision_explorer()
     (dtype,), (width, base, longest) = (row.children for row in box.children[:2])

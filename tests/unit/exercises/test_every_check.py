@@ -140,6 +140,11 @@ def calls(rope, pair):
             lambda a: exercises.check_dynamic_ntk((a, 4.0), **NTK),
         ],
         "check_turned_pairs": [lambda a: exercises.check_turned_pairs(a, 128, original_max_len=8192, base=500000.0)],
+        "check_two_bases": [
+            lambda a: exercises.check_two_bases(a, 256, window=4096, context=131072, local_base=1e4, global_base=1e6)
+        ],
+        "check_prope_pairs": [lambda a: exercises.check_prope_pairs(a, 128, fraction=0.25)],
+        "check_mrope_patch": [lambda a: exercises.check_mrope_patch(a, 16, (2, 3, 3), position=(5, 2, 3))],
         "check_cache_rounding_error": [lambda a: exercises.check_cache_rounding_error(a, torch.float16)],
         "check_rope_traffic": [lambda a: exercises.check_rope_traffic(a, TRAFFIC_SHAPE, layout="half")],
     }

@@ -1,4 +1,4 @@
-"""Self-checks of chapter 10, *Numerics and speed* (``notebooks/10_numerics``).
+"""Self-checks of chapter 11, *Numerics and speed* (``notebooks/11_numerics``).
 
 Checks, in the chapter's order: ``check_cache_rounding_error``, ``check_rope_traffic``.
 """
@@ -21,7 +21,7 @@ __all__ = [
 
 
 def check_cache_rounding_error(answer: Any, dtype: torch.dtype = torch.bfloat16) -> bool:
-    """Chapter 10: the largest error of a cosine or sine (a number in [-1, 1]) stored in ``dtype``.
+    """Chapter 11: the largest error of a cosine or sine (a number in [-1, 1]) stored in ``dtype``.
 
     A float with ``p`` significant bits (the implicit one counted: bfloat16 8,
     float16 11, float32 24) spaces the numbers in ``[1/2, 1)`` ``2^-p``
@@ -77,7 +77,7 @@ def check_cache_rounding_error(answer: Any, dtype: torch.dtype = torch.bfloat16)
 
 
 def check_rope_traffic(answer: Any, shape: Sequence[int] = (1, 8, 2048, 64), *, layout: RopeLayout = "half") -> bool:
-    """Chapter 10: the bytes that eager ``apply_rope_cached`` reads and writes, as a multiple of ``x``'s bytes.
+    """Chapter 11: the bytes that eager ``apply_rope_cached`` reads and writes, as a multiple of ``x``'s bytes.
 
     The right answer is what ``numerics.memory_traffic`` counts for a
     float32 ``x`` of ``shape`` (batch, heads, n, d) with a cos/sin cache of

@@ -1,4 +1,4 @@
-"""Chapter 10's self-checks (``book.exercises.ch10_numerics``): right answers pass, wrong ones get their hint and return False."""
+"""Chapter 11's self-checks (``book.exercises.ch11_numerics``): right answers pass, wrong ones get their hint and return False."""
 
 from __future__ import annotations
 

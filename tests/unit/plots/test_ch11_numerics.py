@@ -1,4 +1,4 @@
-"""book.plots.ch10_numerics: chapter 10's RoPE angle errors and its explorer's drawing."""
+"""book.plots.ch11_numerics: chapter 11's RoPE angle errors and its explorer's drawing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The figures of chapter 10, "Numerics and speed: positions in low precision, RoPE close to the
+"""The figures of chapter 11, "Numerics and speed: positions in low precision, RoPE close to the
 speed of a copy".
 
 Figures: ``rope_angle_errors``; the explorer's drawing: ``draw_precision_explorer``, a pure
@@ -31,7 +31,7 @@ def rope_angle_errors(
     dtypes: Sequence[str] = ("bfloat16", "float32"),
     base: float = 10000.0,
 ) -> dict[str, torch.Tensor]:
-    """Chapter 10's picture: the largest error of RoPE's cosines against
+    """Chapter 11's picture: the largest error of RoPE's cosines against
     position (log-log) when the angles are formed in each of ``dtypes``
     (names such as ``"bfloat16"``), with ``book``'s float64 angles for
     comparison (``numerics.rope_cos_error``). Returns the errors by label."""
@@ -60,7 +60,7 @@ def rope_angle_errors(
 def draw_precision_explorer(
     *, dtype: str = "bfloat16", d_model: int = 128, base: float = 10000.0, longest: int = 2**17
 ) -> plt.Figure:
-    """Chapter 10's explorer: ``rope_angle_errors`` with the angles formed in
+    """Chapter 11's explorer: ``rope_angle_errors`` with the angles formed in
     ``dtype`` (and ``book``'s float64 angles), at 80 positions spaced
     logarithmically from 1 to ``longest``. The title says from which position
     the cosines are off by more than 0.01, and from which the angle overflows
