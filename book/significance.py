@@ -18,9 +18,9 @@ import numbers
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ._validate import check_positive_int
+from ._validate import check_choice, check_positive_int
 
-__all__ = ["permutation_p", "smallest_p", "MAX_ARRANGEMENTS"]
+__all__ = ["permutation_p", "smallest_p", "benjamini_hochberg", "MAX_ARRANGEMENTS"]
 
 #: The most rearrangements ``permutation_p`` enumerates (``C(n + m, n)``
 #: unpaired, ``2**n`` paired); larger samples raise a ``ValueError``.
@@ -47,8 +47,11 @@ def _arrangements(n_first: int, n_second: int, paired: bool) -> int:
     return 2**n_first if paired else math.comb(n_first + n_second, n_first)
 
 
-def permutation_p(first: Sequence[float], second: Sequence[float], *, paired: bool = False) -> float:
-    """Exact one-sided p-value for ``mean(first) > mean(second)``.
+def permutation_p(
+    first: Sequence[float], second: Sequence[float], *, paired: bool = False, alternative: str = "greater"
+) -> float:
+    """Exact p-value for ``mean(first) > mean(second)`` (``alternative="greater"``)
+    or for the two means differing (``alternative="two-sided"``).
 
     Unpaired (the default): the scores of both samples are pooled, and every
     one of the ``C(n + m, n)`` ways to split them into groups of the two sizes
@@ -62,6 +65,11 @@ def permutation_p(first: Sequence[float], second: Sequence[float], *, paired: bo
     inputs for every scheme); each of the ``2**n`` ways to flip the signs of
     the differences is counted (the paired randomisation test).
 
+    Two-sided, an arrangement counts when the absolute difference of its
+    means is at least the observed one's: the test to use when the direction
+    of a comparison was chosen after seeing the data (for two samples of one
+    size it is twice the one-sided p-value, at most 1).
+
     The observed arrangement is one of those counted, so the p-value is never
     below ``smallest_p``: ``1/C(n + m, n)`` (1/252 for 5 seeds against 5), or
     ``1/2**n`` paired (1/32 for 5 seeds). Differences equal to the observed
@@ -72,19 +80,22 @@ def permutation_p(first: Sequence[float], second: Sequence[float], *, paired: bo
         second: one score per seed of the other scheme (as many as
             ``first`` when ``paired``).
         paired: sign-flip test on per-seed differences instead.
+        alternative: ``"greater"`` (one-sided) or ``"two-sided"``.
 
     Returns:
         The p-value, in ``(0, 1]``.
 
     Raises:
         TypeError: a sample that is not a sequence of real numbers.
-        ValueError: an empty sample, a score that is NaN or infinite, samples
+        ValueError: ``alternative`` not one of the two, an empty sample, a score that is NaN or infinite, samples
             of different sizes with ``paired=True``, or more than
             ``MAX_ARRANGEMENTS`` arrangements to count.
     """
     a, b = _scores("first", first), _scores("second", second)
     if not isinstance(paired, bool):
         raise TypeError(f"paired must be True or False, got {type(paired).__name__} {paired!r}")
+    alternative = check_choice("alternative", alternative, ("greater", "two-sided"))
+    two = alternative == "two-sided"
     if paired and len(a) != len(b):
         raise ValueError(f"paired=True needs one score per seed in both: first has {len(a)}, second has {len(b)}")
     total = _arrangements(len(a), len(b), paired)
@@ -97,10 +108,12 @@ def permutation_p(first: Sequence[float], second: Sequence[float], *, paired: bo
     tol = 1e-12 * scale
     if paired:
         diffs = [x - y for x, y in zip(a, b)]
-        observed = sum(diffs)
+        observed = abs(sum(diffs)) if two else sum(diffs)
         hits = sum(
-            sum(s * d for s, d in zip(signs, diffs)) >= observed - tol * len(diffs)
-            for signs in itertools.product((1.0, -1.0), repeat=len(diffs))
+            (abs(t) if two else t) >= observed - tol * len(diffs)
+            for t in (
+                sum(s * d for s, d in zip(signs, diffs)) for signs in itertools.product((1.0, -1.0), repeat=len(diffs))
+            )
         )
     else:
         pool, n = a + b, len(a)
@@ -109,9 +122,10 @@ def permutation_p(first: Sequence[float], second: Sequence[float], *, paired: bo
         def lead(chosen: float) -> float:  # mean of the chosen minus mean of the rest
             return chosen / n - (whole - chosen) / len(b)
 
-        observed = lead(sum(a))
+        observed = abs(lead(sum(a))) if two else lead(sum(a))
         hits = sum(
-            lead(sum(pool[i] for i in idx)) >= observed - tol for idx in itertools.combinations(range(len(pool)), n)
+            (abs(t) if two else t) >= observed - tol
+            for t in (lead(sum(pool[i] for i in idx)) for idx in itertools.combinations(range(len(pool)), n))
         )
     return float(Fraction(hits, total))
 
@@ -130,3 +144,38 @@ def smallest_p(n_first: int, n_second: int, *, paired: bool = False) -> float:
     if paired and n != m:
         raise ValueError(f"paired=True needs n_first == n_second, got {n} and {m}")
     return 1.0 / _arrangements(n, m, paired)
+
+
+def benjamini_hochberg(p_values: Sequence[float], *, q: float = 0.05) -> list[bool]:
+    """Which of many p-values the Benjamini-Hochberg step-up procedure rejects
+    at false discovery rate ``q``.
+
+    With the ``m`` p-values sorted, ``p_(1) <= ... <= p_(m)``, let ``k`` be the
+    largest ``i`` with ``p_(i) <= i q / m``; the hypotheses of ``p_(1)`` to
+    ``p_(k)`` are rejected (none if there is no such ``i``). Benjamini and
+    Hochberg (1995) show that this keeps the expected share of false
+    rejections at most ``q`` for independent p-values; Benjamini and
+    Yekutieli (2001) extend it to positively dependent ones. Unlike a
+    family-wise correction (Bonferroni's ``q / m`` for every p-value), it does
+    not ask every single rejection to be safe.
+
+    Returns:
+        One ``bool`` per p-value, in the order given: ``True`` where rejected.
+
+    Raises:
+        TypeError: ``p_values`` not a sequence of real numbers, or ``q`` not a number.
+        ValueError: an empty sequence, a p-value outside ``[0, 1]``, or ``q``
+            outside ``(0, 1)``.
+    """
+    ps = _scores("p_values", p_values)
+    if any(not 0.0 <= p <= 1.0 for p in ps):
+        raise ValueError(f"p_values must lie in [0, 1], got {min(ps)} to {max(ps)}")
+    if isinstance(q, bool) or not isinstance(q, numbers.Real):
+        raise TypeError(f"q must be a real number, got {type(q).__name__} {q!r}")
+    if not 0.0 < float(q) < 1.0:
+        raise ValueError(f"q must lie strictly between 0 and 1, got {q}")
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    k = max((rank for rank, i in enumerate(order, 1) if ps[i] <= rank * float(q) / m), default=0)
+    rejected = set(order[:k])
+    return [i in rejected for i in range(m)]

@@ -129,3 +129,62 @@ def test_bad_input_names_the_parameter(first, second, kwargs, error, match):
 def test_smallest_p_bad_input(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         smallest_p(*args, **kwargs)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(0, 20), min_size=1, max_size=3),
+    st.lists(st.integers(0, 20), min_size=1, max_size=3),
+)
+def test_two_sided_counts_absolute_leads_over_all_permutations(a, b):
+    pool = [Fraction(x, 20) for x in a + b]
+    n = len(a)
+    observed = abs(sum(pool[:n]) / n - sum(pool[n:]) / len(b))
+    leads = [
+        abs(sum(pool[i] for i in order[:n]) / n - sum(pool[i] for i in order[n:]) / len(b))
+        for order in itertools.permutations(range(len(pool)))
+    ]
+    expected = sum(lead >= observed for lead in leads) / len(leads)
+    got = permutation_p([x / 20 for x in a], [x / 20 for x in b], alternative="two-sided")
+    assert got == pytest.approx(float(expected), abs=1e-15)
+
+
+def test_two_sided_is_twice_one_sided_for_equal_sizes_and_separated_samples():
+    ahead, behind = [0.9, 0.8, 0.85, 0.95, 0.7], [0.1, 0.2, 0.3, 0.15, 0.25]
+    assert permutation_p(ahead, behind, alternative="two-sided") == pytest.approx(2 / 252)
+    assert permutation_p(behind, ahead, alternative="two-sided") == pytest.approx(2 / 252)
+    assert permutation_p(ahead, behind, paired=True, alternative="two-sided") == pytest.approx(2 / 32)
+    with pytest.raises(ValueError, match="alternative must be one of"):
+        permutation_p(ahead, behind, alternative="less")
+
+
+def test_benjamini_hochberg_rejects_up_to_the_largest_rank_under_its_line():
+    # p sorted: 0.001 0.0025 0.01 0.02 0.05 0.5 0.69; lines i * 0.05 / 7: 0.0071 0.0143 0.0214 0.0286 0.0357 ...
+    ps = [0.50, 0.01, 0.001, 0.69, 0.02, 0.05, 0.0025]
+    assert benjamini_hochberg_list(ps) == [False, True, True, False, True, False, True]
+    # step-up: a p-value above its own line is rejected when a larger rank is under its line
+    assert benjamini_hochberg_list([0.04, 0.04]) == [True, True]
+    assert benjamini_hochberg_list([0.03, 0.9]) == [False, False]
+    assert benjamini_hochberg_list([0.01] * 63) == [True] * 63
+
+
+def benjamini_hochberg_list(ps):
+    return significance.benjamini_hochberg(ps, q=0.05)
+
+
+@pytest.mark.parametrize(
+    ("ps", "q", "error", "match"),
+    [
+        ([], 0.05, ValueError, "p_values must hold at least one score"),
+        ([0.5, 1.5], 0.05, ValueError, r"p_values must lie in \[0, 1\]"),
+        ([0.5, -0.1], 0.05, ValueError, r"p_values must lie in \[0, 1\]"),
+        ("0.5", 0.05, TypeError, "p_values must be a sequence"),
+        ([0.5], 0.0, ValueError, "q must lie strictly between 0 and 1"),
+        ([0.5], 1.0, ValueError, "q must lie strictly between 0 and 1"),
+        ([0.5], "0.05", TypeError, "q must be a real number"),
+        ([0.5], True, TypeError, "q must be a real number"),
+    ],
+)
+def test_benjamini_hochberg_bad_input(ps, q, error, match):
+    with pytest.raises(error, match=match):
+        significance.benjamini_hochberg(ps, q=q)
