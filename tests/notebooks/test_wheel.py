@@ -28,10 +28,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Chapters 8 to 10 and one chapter of each other part: their student copies
+#: Chapters 8 to 11 and one chapter of each other part: their student copies
 #: (solutions removed) must run from top to bottom. Every chapter's copy is also
 #: checked statically (tests/notebooks/test_student_copies.py: every name it reads is bound).
-CHAPTERS = ["01_order_blind", "03_rotation", "07_relative", "08_extrapolation", "09_long_context", "11_numerics"]
+CHAPTERS = [
+    "01_order_blind",
+    "03_rotation",
+    "07_relative",
+    "08_extrapolation",
+    "09_long_context",
+    "10_todays_models",
+    "11_numerics",
+]
 SABOTAGED_CHAPTER = "11_numerics"
 CELL_TIMEOUT = 600
 #: Notebooks executed at once by the job (each kernel has OMP_NUM_THREADS=1).
@@ -257,7 +265,7 @@ def test_student_copy_runs_from_the_wheel(report, chapter):
 
 
 @pytest.mark.slow
-def test_a_wheel_without_the_results_fails_chapter_10(report):
+def test_a_wheel_without_the_results_fails_the_numerics_chapter(report):
     facts = report["sabotage"]["install"]
     assert facts["file"].startswith(facts["venv"] + os.sep) and facts["names"] == []
     result = report["sabotage"][SABOTAGED_CHAPTER]
