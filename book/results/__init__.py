@@ -52,6 +52,14 @@ COMMANDS: dict[str, str] = {
     "annealed_local_sum_rope": f"{_EXPERIMENT} --suite --task local_sum --anneal rope",
     # the same again under the kernels without AVX (ATEN_CPU_CAPABILITY=default ...): chapter 9's margins
     "annealed_local_sum_rope_rerun": f"{_EXPERIMENT} --suite --task local_sum --anneal rope --rerun",
+    # the same for the benchmark's two other tasks, and their reruns (ATEN_CPU_CAPABILITY=default ...)
+    "annealed_recall_rope": f"{_EXPERIMENT} --suite --task recall --anneal rope",
+    "annealed_recall_rope_rerun": f"{_EXPERIMENT} --suite --task recall --anneal rope --rerun",
+    "annealed_copy_rope": f"{_EXPERIMENT} --suite --task copy --anneal rope",
+    "annealed_copy_rope_rerun": f"{_EXPERIMENT} --suite --task copy --anneal rope --rerun",
+    # their scores under chapter 9's scaling rules, both runs (book.annealed.run_stretch)
+    "stretch_recall_rope": f"{_EXPERIMENT} --suite --task recall --stretch rope",
+    "stretch_copy_rope": f"{_EXPERIMENT} --suite --task copy --stretch rope",
 }
 
 
