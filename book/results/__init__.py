@@ -7,7 +7,10 @@ which set the chapter's margins), chapter 9
 the weights of the benchmark's RoPE models trained to the cap
 (``annealed_local_sum_rope``, written by :func:`state_to_json`, and
 ``annealed_local_sum_rope_rerun``, the same training under other CPU
-kernels, which sets that chapter's margins), and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
+kernels, which sets that chapter's margins; the same pair for ``recall`` and
+``copy``, ``annealed_<task>_rope`` and ``annealed_<task>_rope_rerun``, and
+``stretch_<task>_rope``, the scores of both under the scaling rules, written by
+``book.annealed.run_stretch``), and chapter 10 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
 wrote. They live in this package (``book/results/*.json``), so a chapter
 run from any folder, or opened alone in Colab with the book installed from
 a wheel, finds them through :func:`load`. A file that is missing is never
