@@ -48,6 +48,14 @@ def parser() -> argparse.ArgumentParser:
         "with the weights (chapter 9 reads local_sum's rope); with --rerun, annealed_<task>_<scheme>_rerun.json",
     )
     p.add_argument(
+        "--stretch",
+        choices=("rope",),
+        metavar="SCHEME",
+        help="with --suite and one --task: score the committed annealed models of SCHEME (rope) and their "
+        "rerun under chapter 9's scaling rules at the benchmark's test lengths (book.annealed.run_stretch), "
+        "and write book/results/stretch_<task>_<scheme>.json",
+    )
+    p.add_argument(
         "--rerun",
         action="store_true",
         help="with --suite: run the suite again, sweep included, and write "
@@ -158,6 +166,26 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
         parser().error(f"--suite runs the tasks {', '.join(benchmark.TASKS)}, not --task {args.task}")
     tasks = benchmark.TASKS if args.task is None else (args.task,)
     start_method = "fork" if sys.platform == "linux" else "spawn"
+    if args.stretch is not None:
+        if args.task is None or args.anneal is not None or args.rerun:
+            parser().error("--stretch needs one --task, and neither --anneal nor --rerun")
+        from .annealed import run_stretch
+
+        stretched = run_stretch(
+            args.task, args.stretch, workers=args.workers, progress=not args.quiet, start_method=start_method
+        )
+        path = (args.output or Path(benchmark.__file__).parent / "results") / f"stretch_{args.task}_{args.stretch}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(stretched, indent=1) + "\n", encoding="utf-8")
+        for rule in stretched["rules"]:
+            parts = [
+                f"{run} {part} " + " ".join(f"{v[part]:.1%}" for v in stretched["scores"][run][rule].values())
+                for run in ("committed", "rerun")
+                for part in ("within", "past")
+            ]
+            print(f"{rule:<10} " + "; ".join(parts))
+        print(f"results written to {path} ({stretched['timing']['wall_seconds']:.1f} s)")
+        return 0
     if args.anneal is not None:
         if args.task is None:
             parser().error("--anneal needs one --task")

@@ -12,24 +12,43 @@ models. The same training again under the kernels without AVX::
 
 writes ``annealed_local_sum_rope_rerun.json``, whose models set chapter 9's
 margins.
+
+``stretch_scores`` scores such models under chapter 9's scaling rules at the
+benchmark's test lengths; ``run_stretch`` does it for both runs of a task::
+
+    python -m book.experiments --suite --task recall --stretch rope
+
+and writes ``book/results/stretch_recall_rope.json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Mapping
+from statistics import mean
+from typing import Any, Mapping, Sequence
 
 import torch
 
 from . import __version__
 from ._validate import check_choice, check_positive_int
 from .benchmark import TASKS, _pool, benchmark_config, validation_score
-from .experiments import Config, _iterate, _loss_curve, _machine, _new_model, _train_in_worker
+from .experiments import Config, _iterate, _loss_curve, _machine, _new_model, _train_in_worker, evaluate
 from .models import SCHEMES, TinyTransformer, stop_rule_met, window_mean
 from .results import state_from_json, state_to_json
 
-__all__ = ["annealed_config", "run_annealed", "annealed_models"]
+__all__ = [
+    "annealed_config",
+    "run_annealed",
+    "annealed_models",
+    "STRETCH_RULES",
+    "stretch_setting",
+    "stretch_scores",
+    "run_stretch",
+]
+
+#: The rules chapter 9 compares (names of ``book.scaling.RULES``), in its order.
+STRETCH_RULES: tuple[str, ...] = ("unchanged", "PI", "NTK-aware", "YaRN", "Llama 3.1")
 
 
 def annealed_config(task: str, scheme: str, lr: float) -> Config:
@@ -140,3 +159,155 @@ def annealed_models(results: Mapping[str, Any]) -> dict[int, TinyTransformer]:
         model.load_state_dict(state_from_json(record["state"]))
         out[int(seed)] = model.eval()
     return out
+
+
+def _annealed_results(results: Any) -> Mapping[str, Any]:
+    if not isinstance(results, Mapping) or not results.get("annealed") or "runs" not in results:
+        raise TypeError("results must be the dict that book.annealed.run_annealed returns")
+    return results
+
+
+def stretch_setting(results: Mapping[str, Any]) -> tuple[float, int]:
+    """The scale ``s`` and ``original_max_len`` L at which chapter 9 stretches
+    the models of a ``run_annealed`` results dict: L is the longest training
+    input in tokens, ``config.input_len(config.train_len)``, and ``s = L' / L``
+    with L' the longest test input, ``config.input_len(config.test_len)``
+    (``recall``: 37 and 167 tokens, s = 4.51; ``copy``: 21 and 43, s = 2.05).
+
+    Raises:
+        TypeError: if ``results`` is not ``run_annealed``'s dict.
+    """
+    config = Config.from_results(dict(_annealed_results(results)))
+    longest = config.input_len(config.train_len)
+    return config.input_len(config.test_len) / longest, longest
+
+
+def stretch_scores(
+    results: Mapping[str, Any],
+    rules: Sequence[str] = STRETCH_RULES,
+    *,
+    seeds: Sequence[int] | None = None,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Score the models of a ``run_annealed`` results dict under each scaling rule.
+
+    Each model gets ``rule``'s frequencies for ``scale`` and
+    ``original_max_len`` of ``stretch_setting``
+    (``TinyTransformer.set_rope_scaling``) and is scored by
+    ``book.experiments.evaluate`` on the benchmark's test data of its seed.
+    ``within`` is the mean of the result curve over the scored lengths
+    ``n <= train_len`` (copy lengths, numbers of pairs, or positions), ``past``
+    over ``n > train_len``, both rounded to 6 decimals.
+
+    Args:
+        results: ``run_annealed``'s dict (``book.results.load("annealed_recall_rope")``).
+        rules: names of ``book.scaling.RULES`` (default ``STRETCH_RULES``).
+        seeds: the seeds to score (default: all of ``results``); the
+            result lists them in increasing order.
+
+    Returns:
+        ``{rule: {str(seed): {"within": w, "past": p}}}``.
+
+    Raises:
+        TypeError: if ``results`` is not ``run_annealed``'s dict, or ``rules``
+            or ``seeds`` is a string or not a sequence.
+        ValueError: for an unknown or repeated rule, no rules, a seed that
+            ``results`` does not hold, or a model that is not a RoPE model.
+    """
+    from .scaling import RULES
+
+    results = _annealed_results(results)
+    if isinstance(rules, str) or not isinstance(rules, Sequence):
+        raise TypeError(f"rules must be a sequence of rule names, got {type(rules).__name__} {rules!r}")
+    rules = tuple(check_choice("rules", rule, tuple(RULES)) for rule in rules)
+    if not rules or len(set(rules)) != len(rules):
+        raise ValueError(f"rules must name at least one rule, each once, got {list(rules)}")
+    if results.get("scheme") != "rope":
+        raise ValueError(f"results must hold RoPE models to stretch, got scheme {results.get('scheme')!r}")
+    held = tuple(sorted(int(seed) for seed in results["runs"]))
+    if seeds is None:
+        seeds = held
+    if isinstance(seeds, str) or not isinstance(seeds, Sequence):
+        raise TypeError(f"seeds must be a sequence of ints, got {type(seeds).__name__} {seeds!r}")
+    seeds = tuple(sorted({check_choice("seeds", seed, held) for seed in seeds}))
+    config = Config.from_results(dict(results))
+    scale, longest = stretch_setting(results)
+    models = annealed_models({**results, "runs": {str(seed): results["runs"][str(seed)] for seed in seeds}})
+    out: dict[str, dict[str, dict[str, float]]] = {rule: {} for rule in rules}
+    for seed, model in models.items():
+        for rule in rules:
+            model.set_rope_scaling(rule=rule, scale=scale, original_max_len=longest)
+            curve = evaluate(model, config, seed)
+            model.set_rope_scaling()
+            within = [c for n, c in enumerate(curve, 1) if c is not None and n <= config.train_len]
+            past = [c for n, c in enumerate(curve, 1) if c is not None and n > config.train_len]
+            out[rule][str(seed)] = {"within": round(mean(within), 6), "past": round(mean(past), 6)}
+    return out
+
+
+def _stretch_job(name: str, seed: int, rules: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
+    """``stretch_scores`` of one seed of the committed result ``name``, on one thread; runs in a worker."""
+    from .results import load
+
+    torch.set_num_threads(1)
+    return stretch_scores(load(name), rules, seeds=[seed])
+
+
+def run_stretch(
+    task: str,
+    scheme: str = "rope",
+    *,
+    rules: Sequence[str] = STRETCH_RULES,
+    workers: int = 2,
+    progress: bool = True,
+    start_method: str = "spawn",
+) -> dict[str, Any]:
+    """``stretch_scores`` of the committed annealed models of ``task``
+    (``annealed_<task>_<scheme>``) and of their rerun under other CPU kernels
+    (``annealed_<task>_<scheme>_rerun``), one job per (run, seed) in
+    ``workers`` processes of one thread, as a JSON-ready dict: ``scores``
+    holds ``{"committed": ..., "rerun": ...}``, each ``stretch_scores``'s
+    dict, beside ``scale``, ``original_max_len``, ``rules``, the config and
+    the timing.
+
+    Raises:
+        ValueError: for a task that is not one of ``TASKS``, a scheme other
+            than ``"rope"``, or ``workers`` not positive.
+        FileNotFoundError: if an annealed result is not installed.
+    """
+    from .results import load
+
+    task = check_choice("task", task, TASKS)
+    scheme = check_choice("scheme", scheme, ("rope",))
+    workers = check_positive_int("workers", workers)
+    check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
+    names = {"committed": f"annealed_{task}_{scheme}", "rerun": f"annealed_{task}_{scheme}_rerun"}
+    stored = {run: load(name) for run, name in names.items()}
+    stretch_scores(stored["committed"], rules, seeds=[])  # validates rules before any work
+    rules = tuple(rules)
+    scale, longest = stretch_setting(stored["committed"])
+    jobs = [(run, int(seed)) for run in names for seed in stored[run]["runs"]]
+    start = time.perf_counter()
+    pool = _pool(workers, start_method)
+    if pool is None:
+        done = _iterate((_stretch_job(names[run], seed, rules) for run, seed in jobs), len(jobs), progress)
+    else:
+        with pool:
+            futures = [pool.submit(_stretch_job, names[run], seed, rules) for run, seed in jobs]
+            done = _iterate((f.result() for f in futures), len(futures), progress)
+    scores: dict[str, dict[str, dict[str, dict[str, float]]]] = {run: {rule: {} for rule in rules} for run in names}
+    for (run, _), part in zip(jobs, done):
+        for rule in rules:
+            scores[run][rule] |= part[rule]
+    return {
+        "book_version": __version__,
+        "stretch": True,
+        "task": task,
+        "scheme": scheme,
+        "sources": names,
+        "scale": scale,
+        "original_max_len": longest,
+        "rules": list(rules),
+        "config": stored["committed"]["config"],
+        "scores": scores,
+        "timing": {"wall_seconds": round(time.perf_counter() - start, 2), "workers": workers, "machine": _machine()},
+    }

@@ -24,6 +24,7 @@ three values by the validation loss within the training length
     python -m book.experiments --suite                  # 3 tasks: book/results/benchmark_<task>.json
     python -m book.experiments --suite --task recall    # one task
     python -m book.experiments --suite --task local_sum --anneal rope   # chapter 9's models
+    python -m book.experiments --suite --task recall --stretch rope     # recall's annealed models, scored under chapter 9's rules
 
 Training, validation and test inputs come from disjoint hash classes of the
 input space (``Config.split_inputs``), checked by ``leaked_inputs`` and

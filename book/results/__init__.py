@@ -7,7 +7,10 @@ which set the chapter's margins), chapter 9
 the weights of the benchmark's RoPE models trained to the cap
 (``annealed_local_sum_rope``, written by :func:`state_to_json`, and
 ``annealed_local_sum_rope_rerun``, the same training under other CPU
-kernels, which sets that chapter's margins), and chapter 11 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
+kernels, which sets that chapter's margins; the same pair for ``recall`` and
+``copy``, ``annealed_<task>_rope`` and ``annealed_<task>_rope_rerun``, and
+``stretch_<task>_rope``, the scores of both under the scaling rules, written by
+``book.annealed.run_stretch``), and chapter 11 the ``torch.compile`` timing that ``benchmarks/rope_speed.py``
 wrote. They live in this package (``book/results/*.json``), so a chapter
 run from any folder, or opened alone in Colab with the book installed from
 a wheel, finds them through :func:`load`. A file that is missing is never
@@ -52,6 +55,14 @@ COMMANDS: dict[str, str] = {
     "annealed_local_sum_rope": f"{_EXPERIMENT} --suite --task local_sum --anneal rope",
     # the same again under the kernels without AVX (ATEN_CPU_CAPABILITY=default ...): chapter 9's margins
     "annealed_local_sum_rope_rerun": f"{_EXPERIMENT} --suite --task local_sum --anneal rope --rerun",
+    # the same for the benchmark's two other tasks, and their reruns (ATEN_CPU_CAPABILITY=default ...)
+    "annealed_recall_rope": f"{_EXPERIMENT} --suite --task recall --anneal rope",
+    "annealed_recall_rope_rerun": f"{_EXPERIMENT} --suite --task recall --anneal rope --rerun",
+    "annealed_copy_rope": f"{_EXPERIMENT} --suite --task copy --anneal rope",
+    "annealed_copy_rope_rerun": f"{_EXPERIMENT} --suite --task copy --anneal rope --rerun",
+    # their scores under chapter 9's scaling rules, both runs (book.annealed.run_stretch)
+    "stretch_recall_rope": f"{_EXPERIMENT} --suite --task recall --stretch rope",
+    "stretch_copy_rope": f"{_EXPERIMENT} --suite --task copy --stretch rope",
 }
 
 

@@ -92,18 +92,19 @@ def test_a_state_dict_goes_to_json_and_back_bit_for_bit():
         results.state_from_json(bad)
 
 
-def test_the_annealed_models_come_from_their_command_and_config(monkeypatch):
-    """Chapter 9's models: the benchmark's local_sum RoPE config at the rate its
+@pytest.mark.parametrize("task", ["local_sum", "recall", "copy"])
+def test_the_annealed_models_come_from_their_command_and_config(monkeypatch, task):
+    """Chapter 9's models: the benchmark's RoPE config of the task at the rate its
     sweep chose, trained for every step of the cap; the stored weights give the
     stored validation scores, and retraining seed 0 repeats its stored loss curve."""
     from book import annealed, benchmark, models
 
-    words = shlex.split(results.COMMANDS["annealed_local_sum_rope"])
+    words = shlex.split(results.COMMANDS[f"annealed_{task}_rope"])
     args = experiments_cli.parser().parse_args(words[3:])
-    assert args.suite and args.task == "local_sum" and args.anneal == "rope" and args.output is None
-    stored = results.load("annealed_local_sum_rope")
-    lr = results.load("benchmark_local_sum")["chosen_lr"]["rope"]
-    config = annealed.annealed_config("local_sum", "rope", lr)
+    assert args.suite and args.task == task and args.anneal == "rope" and args.output is None
+    stored = results.load(f"annealed_{task}_rope")
+    lr = results.load(f"benchmark_{task}")["chosen_lr"]["rope"]
+    config = annealed.annealed_config(task, "rope", lr)
     assert experiments.Config.from_results(stored) == config and config.stop_loss is None
     assert sorted(stored["runs"]) == [str(s) for s in config.seeds]
     assert models.lr_schedule(config.steps, lr)(config.steps) == 0.0  # the rate ends at 0
@@ -133,15 +134,16 @@ def test_the_annealed_models_come_from_their_command_and_config(monkeypatch):
     assert max(abs(a - b) for a, b in zip(again, kept)) < 2e-3
 
 
-def test_the_annealed_rerun_trains_the_same_config_under_the_plain_kernels():
-    """annealed_local_sum_rope_rerun.json: the command with --rerun, the same
+@pytest.mark.parametrize("task", ["local_sum", "recall", "copy"])
+def test_the_annealed_rerun_trains_the_same_config_under_the_plain_kernels(task):
+    """annealed_<task>_rope_rerun.json: the command with --rerun, the same
     config, every seed to the cap, run under ATEN_CPU_CAPABILITY=default."""
     from book import annealed, benchmark
 
-    words = shlex.split(results.COMMANDS["annealed_local_sum_rope_rerun"])
+    words = shlex.split(results.COMMANDS[f"annealed_{task}_rope_rerun"])
     args = experiments_cli.parser().parse_args(words[3:])
-    assert args.suite and args.rerun and args.task == "local_sum" and args.anneal == "rope"
-    first, again = results.load("annealed_local_sum_rope"), results.load("annealed_local_sum_rope_rerun")
+    assert args.suite and args.rerun and args.task == task and args.anneal == "rope"
+    first, again = results.load(f"annealed_{task}_rope"), results.load(f"annealed_{task}_rope_rerun")
     assert again["rerun"] is True and again["cpu_capability"] == "DEFAULT"
     assert "rerun" not in first and "cpu_capability" not in first
     config = experiments.Config.from_results(again)
@@ -164,3 +166,123 @@ def test_run_annealed_with_rerun_records_the_cpu_capability():
     assert again["runs"]["0"]["state"] == plain["runs"]["0"]["state"]  # the same training, on one machine
     with pytest.raises(TypeError, match="rerun must be True or False"):
         annealed.run_annealed("local_sum", "rope", rerun="yes", **kwargs)
+
+
+# how far a stored score may move on another CPU: recomputed under
+# ATEN_CPU_CAPABILITY=default and avx2 (YaRN and PI, seeds 0 and 1, both runs,
+# both tasks), none moved by more than 2e-5, one answer in a scored length
+STRETCH_ROOM = 1e-3
+
+
+def _same_cell(stored: dict[str, float], computed: dict[str, float]) -> bool:
+    return stored.keys() == computed.keys() and all(abs(stored[k] - computed[k]) <= STRETCH_ROOM for k in stored)
+
+
+@pytest.mark.parametrize("task", ["recall", "copy"])
+def test_the_stretch_scores_are_what_stretch_scores_computes_from_the_annealed_models(task):
+    """stretch_<task>_rope.json: its command, its sources, its setting, every
+    (rule, seed) of both runs, and one recomputed cell per run (YaRN, seed 1)
+    equal to the stored one, while a sabotaged value and another rule differ."""
+    from book import annealed
+
+    words = shlex.split(results.COMMANDS[f"stretch_{task}_rope"])
+    args = experiments_cli.parser().parse_args(words[3:])
+    assert args.suite and args.task == task and args.stretch == "rope" and not args.rerun and args.output is None
+    stored = results.load(f"stretch_{task}_rope")
+    sources = {"committed": f"annealed_{task}_rope", "rerun": f"annealed_{task}_rope_rerun"}
+    assert stored["sources"] == sources and stored["task"] == task and stored["scheme"] == "rope"
+    models = {run: results.load(name) for run, name in sources.items()}
+    assert stored["config"] == models["committed"]["config"]
+    assert (stored["scale"], stored["original_max_len"]) == annealed.stretch_setting(models["committed"])
+    assert stored["rules"] == list(annealed.STRETCH_RULES) == list(stored["scores"]["committed"])
+    for run, source in models.items():
+        for rule in stored["rules"]:
+            assert sorted(stored["scores"][run][rule]) == sorted(source["runs"])
+            assert all(0 <= v <= 1 for cell in stored["scores"][run][rule].values() for v in cell.values())
+        computed = annealed.stretch_scores(source, ["YaRN"], seeds=[1])["YaRN"]["1"]
+        kept = stored["scores"][run]["YaRN"]["1"]
+        assert _same_cell(kept, computed), (run, kept, computed)
+        assert not _same_cell({**kept, "past": kept["past"] + 10 * STRETCH_ROOM}, computed)  # sabotaged
+        assert not _same_cell(stored["scores"][run]["PI"]["1"], computed)  # another rule's cell
+
+
+def test_stretch_scores_averages_the_curve_within_and_past_the_training_length(monkeypatch):
+    """With a made-up result curve, within and past are its means over the
+    scored lengths up to train_len and beyond it, per rule and seed, and the
+    model gets the rule's frequencies at stretch_setting's scale."""
+    from book import annealed, scaling
+
+    stored = results.load("annealed_copy_rope")
+    config = experiments.Config.from_results(stored)
+    seen = []
+
+    def fake(model, cfg, seed):
+        seen.append(model.rope_freqs.clone())
+        skip = [None] * (cfg.min_train_len - 1)
+        return skip + [seed / 10 + n / 1000 for n in range(cfg.min_train_len, cfg.test_len + 1)]
+
+    monkeypatch.setattr(annealed, "evaluate", fake)
+    out = annealed.stretch_scores(stored, ["PI", "YaRN"], seeds=[2, 0])
+    assert list(out) == ["PI", "YaRN"] and list(out["PI"]) == ["0", "2"]
+    inside = range(config.min_train_len, config.train_len + 1)
+    beyond = range(config.train_len + 1, config.test_len + 1)
+    for seed in (0, 2):
+        assert out["PI"][str(seed)]["within"] == round(seed / 10 + sum(inside) / len(inside) / 1000, 6)
+        assert out["YaRN"][str(seed)]["past"] == round(seed / 10 + sum(beyond) / len(beyond) / 1000, 6)
+    assert annealed.stretch_setting(stored) == (43 / 21, 21)  # copy: 2n + 1 tokens at n = 21 and 10
+    head = config.d_model // config.n_heads
+    expected = [scaling.RULES[rule](head, scale=43 / 21, original_max_len=21)[0] for rule in ("PI", "YaRN")]
+    assert len(seen) == 4 and all(torch.equal(f, e) for f, e in zip(seen, expected * 2))
+
+
+def test_run_stretch_scores_both_runs_of_every_seed(monkeypatch):
+    from book import annealed
+
+    calls = []
+
+    def fake(results_dict, rules, *, seeds=None):
+        calls.append((results_dict.get("rerun", False), tuple(rules), seeds))
+        return {rule: {str(s): {"within": 0.5, "past": float(s)} for s in seeds} for rule in rules}
+
+    monkeypatch.setattr(annealed, "stretch_scores", fake)
+    out = annealed.run_stretch("copy", rules=["PI"], workers=1, progress=False)
+    assert out["stretch"] is True and out["rules"] == ["PI"] and out["task"] == "copy"
+    assert (
+        out["scores"]["committed"]
+        == out["scores"]["rerun"]
+        == {"PI": {str(s): {"within": 0.5, "past": float(s)} for s in range(5)}}
+    )
+    assert sorted(c[0] for c in calls if c[2]) == [False] * 5 + [True] * 5
+
+
+def test_the_stretch_functions_refuse_bad_input_clearly():
+    from book import annealed
+
+    stored = results.load("annealed_copy_rope")
+    with pytest.raises(TypeError, match="results must be the dict"):
+        annealed.stretch_scores({"runs": {}}, ["PI"])
+    with pytest.raises(TypeError, match="results must be the dict"):
+        annealed.stretch_setting([1])
+    with pytest.raises(TypeError, match="rules must be a sequence"):
+        annealed.stretch_scores(stored, "PI")
+    with pytest.raises(ValueError, match="rules must be one of"):
+        annealed.stretch_scores(stored, ["PI", "pi"])
+    with pytest.raises(ValueError, match="rules must name at least one rule, each once"):
+        annealed.stretch_scores(stored, ["PI", "PI"])
+    with pytest.raises(ValueError, match="rules must name at least one rule"):
+        annealed.stretch_scores(stored, [])
+    with pytest.raises(TypeError, match="seeds must be a sequence"):
+        annealed.stretch_scores(stored, ["PI"], seeds=3)
+    with pytest.raises(ValueError, match="seeds must be one of"):
+        annealed.stretch_scores(stored, ["PI"], seeds=[7])
+    with pytest.raises(ValueError, match="RoPE models"):
+        annealed.stretch_scores({**stored, "scheme": "alibi"}, ["PI"])
+    with pytest.raises(ValueError, match="task must be one of"):
+        annealed.run_stretch("fibonacci")
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        annealed.run_stretch("copy", "alibi")
+    with pytest.raises(ValueError, match="workers"):
+        annealed.run_stretch("copy", workers=0)
+    for argv in (["--suite", "--stretch", "rope"], ["--suite", "--task", "copy", "--stretch", "rope", "--rerun"]):
+        with pytest.raises(SystemExit):
+            experiments_cli.run_suite_from_args(experiments_cli.parser().parse_args(argv))
