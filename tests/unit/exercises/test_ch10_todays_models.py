@@ -32,6 +32,7 @@ def test_two_bases_right_answer_in_every_form(capsys):
 @pytest.mark.parametrize(
     "answer, hint",
     [
+        ((93, 91), "The order is (local, global)"),
         ((turned(4096, 1e6), turned(131072, 1e4)), "swapped"),
         ((128 - 91, 128 - 93), "never turn"),
         ((91, turned(4096, 1e6)), "not limited to the window"),
@@ -76,6 +77,8 @@ def test_prope_pairs_right_answer_in_every_form(capsys):
         (list(range(17, 65)), "counted from 0"),
         (48, "now list"),
         (list(range(20, 64)), "The first int"),
+        (list(range(32, 128)), "pair i is features 2i, 2i+1"),
+        (list(range(16, 64)) + list(range(80, 128)), "half-split layout"),
     ],
 )
 def test_prope_pairs_names_the_mistake(capsys, answer, hint):
@@ -125,6 +128,7 @@ def test_mrope_patch_right_answer_up_to_whole_turns(capsys):
         (patch((5, 2, 3), sections=(4, 2, 2)), (4, 2, 2), True, "contiguous sections"),
         (patch((5, 2, 3), True, sections=(4, 2, 2)), (4, 2, 2), False, "interleaved (Qwen3-VL)"),
         (patch((5, 2, 3)) + 0.1, SECTIONS, False, "0 of the 8"),
+        (patch((5, 2, 3)) + torch.tensor([0.1] + [0.0] * 7, dtype=torch.float64), SECTIONS, False, "7 of the 8"),
     ],
 )
 def test_mrope_patch_names_the_mistake(capsys, answer, sections, interleaved, hint):
@@ -152,3 +156,13 @@ def test_mrope_patch_never_raises_on_an_answer(capsys, answer):
 def test_mrope_patch_rejects_bad_settings(kwargs, exc, message):
     with pytest.raises(exc, match=message):
         exercises.check_mrope_patch([0.0] * 8, 16, SECTIONS, **kwargs)
+
+
+def test_mrope_patch_accepts_answers_rounded_to_four_and_three_decimals(capsys):
+    right = patch((4, 5, 6))
+    for decimals in (4, 3):
+        rounded = [round(float(a), decimals) for a in right]
+        ok, out = verdict(capsys, partial(exercises.check_mrope_patch, rounded, 16, SECTIONS, position=(4, 5, 6)))
+        assert ok and out.startswith("Correct!"), decimals
+    ok, out = verdict(capsys, partial(exercises.check_mrope_patch, right + 3e-3, 16, SECTIONS, position=(4, 5, 6)))
+    assert not ok and "0 of the 8" in out
