@@ -78,6 +78,21 @@ stored = results.load("annealed_local_sum_rope")
 config = experiments.Config.from_results(stored)
 head_width = config.d_model // config.n_heads
 L = config.train_len""",
+    "10_todays_models.ipynb": """\
+# Chapter 10's helpers: the pairs that turn within a length, and the M-RoPE angles of a 2 x 3
+# image whose patches have time id 4 (sections (2, 3, 3) of a head of width 16).
+import torch
+
+
+def turned(length, base, d=128):
+    return scaling.turned_pairs(d, original_max_len=length, base=base)
+
+
+small = (2, 3, 3)
+rows, cols = torch.meshgrid(torch.arange(2), torch.arange(3), indexing="ij")
+ids = torch.stack([torch.full((6,), 4), 4 + rows.flatten(), 4 + cols.flatten()]).double()
+axis = torch.repeat_interleave(torch.arange(3), torch.tensor(small))
+by_hand = ids[axis].T * encodings.frequencies(16)""",
 }
 
 #: Solutions the chapter computes inside a heavy cell (chapter 9 scores five trained models in the
