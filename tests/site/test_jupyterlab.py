@@ -37,6 +37,7 @@ EXPLORERS = [
     ("alibi_explorer", "widgets.alibi_explorer()"),
     ("results_explorer", f"widgets.results_explorer({{'fibonacci': json.loads(Path({str(RESULTS)!r}).read_text())}})"),
     ("scaling_explorer", "widgets.scaling_explorer()"),
+    ("two_bases_explorer", "widgets.two_bases_explorer()"),
     ("precision_explorer", "widgets.precision_explorer()"),
 ]
 SETUP = (
