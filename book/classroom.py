@@ -314,6 +314,16 @@ def _book_config(root: Path) -> dict[str, Any]:
     return yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
 
 
+def _add_root(command: argparse.ArgumentParser) -> None:
+    """The ``--root`` option of the commands that read ``_toc.yml``."""
+    command.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="the book's repository, with _toc.yml (default: the current folder)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m book.classroom`` with ``argv`` (default: ``sys.argv[1:]``).
 
@@ -332,12 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     reader = sub.add_parser("reader", help="write reader editions (no MyST syntax, outputs kept)")
     reader.add_argument("out_dir", type=Path, help="folder to write the reader editions into")
-    reader.add_argument(
-        "--root",
-        type=Path,
-        default=Path("."),
-        help="the book's repository, with _toc.yml (default: the current folder)",
-    )
+    _add_root(reader)
     student = sub.add_parser("student", help="write student notebooks (solutions removed, outputs cleared)")
     student.add_argument("out_dir", type=Path, help="folder to write the student notebooks into")
     student.add_argument(
@@ -347,12 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         "assignments", help="write otter-grader assignments, one per part of the book, and run otter assign"
     )
     graded.add_argument("out_dir", type=Path, help="folder to write the assignments into")
-    graded.add_argument(
-        "--root",
-        type=Path,
-        default=Path("."),
-        help="the book's repository, with _toc.yml (default: the current folder)",
-    )
+    _add_root(graded)
     graded.add_argument(
         "--no-run-tests", action="store_true", help="do not let otter assign run the tests against the solutions"
     )
