@@ -10,7 +10,7 @@ one after another, after the rest of the tests, these would double the time
 of ``make test``; so this plugin starts each of them as a background process
 as soon as collection ends, and only if a selected test needs it:
 
-* a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``,
+* a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``, ``student_site``,
   ``reduced_run``, ``rope_speed_run``, ``experiment_speed_run``,
   ``wheel_run``, ``mypy_run``, ``assignments_run``); the fixture waits for the job and gives its output;
 * the other-CPU nbval passes (``start_passes``) start if the test
@@ -65,9 +65,14 @@ def _mypy() -> str:
     return shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy") or "mypy"
 
 
-def _site_command(folder: Path) -> list[str]:
+def _site_command(folder: Path, *config: str) -> list[str]:
     jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
-    return [jb, "build", str(ROOT), "--path-output", str(folder), "-W", "-n", "--keep-going"]
+    return [jb, "build", str(ROOT), *config, "--path-output", str(folder), "-W", "-n", "--keep-going"]
+
+
+def _student_site_command(folder: Path) -> list[str]:
+    """``make book-student``: the site built from ``_config_student.yml`` (no solutions)."""
+    return _site_command(folder, "--config", str(ROOT / "_config_student.yml"))
 
 
 #: Chapter 8's experiment reduced to seed 0 and 64 test tokens, two workers.
@@ -78,6 +83,7 @@ REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "2", "--quiet", 
 #: scripts run at tiny sizes).
 JOBS = {
     "built_site": _site_command,
+    "student_site": _student_site_command,
     "reduced_run": lambda folder: [
         sys.executable,
         "-m",
@@ -179,6 +185,15 @@ def built_site() -> tuple[Path, subprocess.CompletedProcess]:
     ``_build/html`` folder and the finished build (its log as ``stdout``;
     the tests check its return code)."""
     done, folder = _finish_job("built_site")
+    return folder / "_build" / "html", done
+
+
+@pytest.fixture(scope="session")
+def student_site() -> tuple[Path, subprocess.CompletedProcess]:
+    """The student site (``_config_student.yml``) built with warnings as errors into a temporary
+    folder: its ``_build/html`` folder and the finished build (log as ``stdout``; the tests check
+    its return code)."""
+    done, folder = _finish_job("student_site")
     return folder / "_build" / "html", done
 
 
