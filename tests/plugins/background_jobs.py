@@ -12,7 +12,7 @@ as soon as collection ends, and only if a selected test needs it:
 
 * a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``, ``student_site``,
   ``reduced_run``, ``rope_speed_run``, ``experiment_speed_run``,
-  ``wheel_run``, ``mypy_run``, ``assignments_run``); the fixture waits for the job and gives its output;
+  ``wheel_run``, ``mypy_run``, ``assignments_run``, ``answer_key_run``); the fixture waits for the job and gives its output;
 * the other-CPU nbval passes (``start_passes``) start if the test
   ``CPU_PASS_TEST`` is selected; the ``cpu_passes`` fixture gives them to it.
 
@@ -130,6 +130,7 @@ JOBS = {
     # mypy over book/ (settings in pyproject.toml), with a cache in the job's folder.
     "mypy_run": lambda folder: [_mypy(), "--cache-dir", str(folder / "cache")],
     # The otter-grader assignments written with otter assign and graded with otter run.
+    "answer_key_run": lambda folder: [sys.executable, "-m", "book.classroom", "key", str(folder / "key")],
     "assignments_run": lambda folder: [
         sys.executable,
         str(ROOT / "tests" / "notebooks" / "test_assignments.py"),
@@ -195,6 +196,14 @@ def student_site() -> tuple[Path, subprocess.CompletedProcess]:
     its return code)."""
     done, folder = _finish_job("student_site")
     return folder / "_build" / "html", done
+
+
+@pytest.fixture(scope="session")
+def answer_key_run() -> tuple[Path, subprocess.CompletedProcess]:
+    """``python -m book.classroom key``: the folder it wrote the answer key into, and the finished
+    command (its output as ``stdout``; the tests check its return code)."""
+    done, folder = _finish_job("answer_key_run")
+    return folder / "key", done
 
 
 @pytest.fixture(scope="session")

@@ -231,3 +231,44 @@ def test_the_assignments_command_is_in_the_help_and_needs_the_book():
         text=True,
     )
     assert result.returncode == 2 and "no _toc.yml" in result.stderr
+
+
+# --- the answer key (written in full by a background job: tests/notebooks/test_answer_key.py) ---
+
+
+def _wavelength(solution: str) -> _assignments.Exercise:
+    """Chapter 2's wavelength exercise with ``solution`` as its solution code."""
+    return _assignments.Exercise(
+        "ex-ch2-wavelength",
+        "02_sinusoidal.ipynb",
+        "### A wavelength by hand",
+        starter="answer = None\nexercises.check_wavelength(answer, i=3, d_model=64)",
+        solution_code=[solution + "\nassert exercises.check_wavelength(answer, i=3, d_model=64)"],
+    )
+
+
+def test_the_key_s_expected_values_come_from_running_the_solution_through_its_check():
+    from book import _answer_key
+
+    right = _answer_key.expected_values(
+        [_wavelength("answer = 2 * math.pi * 10000 ** (2 * 3 / 64)")], _assignments.SETUP
+    )
+    expected = right["ex-ch2-wavelength"]
+    assert expected.values == {"answer_ex_ch2_wavelength": repr(2 * 3.141592653589793 * 10000 ** (6 / 64))}
+    assert expected.verdict.startswith("Correct! Pair 3 repeats every")
+    with pytest.raises(RuntimeError, match="its check does not accept its solution"):
+        _answer_key.expected_values([_wavelength("answer = 10000 ** (2 * 3 / 64)")], _assignments.SETUP)
+    with pytest.raises(RuntimeError, match="its solution failed: NameError"):
+        _answer_key.expected_values([_wavelength("answer = nowhere")], _assignments.SETUP)
+
+
+def test_the_key_command_refuses_a_folder_without_the_book(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no _toc.yml"):
+        classroom.write_answer_key(tmp_path, tmp_path / "key")
+    result = subprocess.run(
+        [sys.executable, "-m", "book.classroom", "key", str(tmp_path / "key"), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "no _toc.yml" in result.stderr
+    assert not (tmp_path / "key").exists()
