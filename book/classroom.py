@@ -34,6 +34,10 @@ the chapter's name followed by the exercise's label (``answer`` in
 ``ex-ch2-wavelength`` is ``answer_ex_ch2_wavelength``); the chapters keep
 their text.
 
+``assignment_questions`` lists every assignment's questions with their
+points and whether they are graded by hand, as otter reads them from the
+master notebooks (the teachers' page totals them).
+
 ``key`` writes the answer key (``book._answer_key``): one document with
 every exercise by its label, its prompt, the chapter's solution (text and
 code), and for a self-checked exercise the values its check accepts,
@@ -55,6 +59,7 @@ import contextlib
 import io
 import symtable
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -66,6 +71,9 @@ __all__ = [
     "write_reader_notebooks",
     "unbound_names",
     "assignment_notebooks",
+    "Question",
+    "questions",
+    "assignment_questions",
     "write_assignments",
     "assert_check",
     "write_answer_key",
@@ -256,6 +264,64 @@ def assignment_notebooks(root: Path) -> dict[str, nbformat.NotebookNode]:
         _refuse_rebound_names_read_by_tests(nb)
         out[part.name] = nb
     return out
+
+
+@dataclass(frozen=True)
+class Question:
+    """One otter question of an assignment, as its ``# BEGIN QUESTION`` cell configures it.
+
+    ``points`` is what otter gives for it (``book._assignments.POINTS`` for an
+    autograded question, one a rubric line for one graded by hand);
+    ``manual`` says whether a person grades it.
+    """
+
+    name: str
+    points: int
+    manual: bool
+
+
+def questions(nb: nbformat.NotebookNode) -> list[Question]:
+    """The questions of the otter master notebook ``nb``, in order.
+
+    Reads otter-grader 7.0.0's question configuration: the YAML after
+    ``# BEGIN QUESTION`` in a raw cell, with ``name``, ``points`` and
+    ``manual`` (false when absent, as in otter).
+
+    Raises:
+        TypeError: if ``nb`` is not a notebook.
+        ValueError: if a question has no name or its points are not a whole number of 0 or more.
+    """
+    import yaml
+
+    if not isinstance(nb, dict) or "cells" not in nb:
+        raise TypeError(f"nb must be a notebook (nbformat.NotebookNode), not {type(nb).__name__}")
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "raw" or not cell.source.startswith("# BEGIN QUESTION"):
+            continue
+        config = yaml.safe_load(cell.source) or {}
+        name, points = config.get("name"), config.get("points")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a question needs a name, got {config!r}")
+        if isinstance(points, bool) or not isinstance(points, int) or points < 0:
+            raise ValueError(f"points of {name} must be a whole number of 0 or more, got {points!r}")
+        found.append(Question(name, points, bool(config.get("manual", False))))
+    return found
+
+
+def assignment_questions(root: Path) -> dict[str, list[Question]]:
+    """The questions of every assignment of the book in ``root``, by assignment name.
+
+    The same masters that ``python -m book.classroom assignments`` hands to
+    ``otter assign`` (:func:`assignment_notebooks`), read by :func:`questions`.
+
+    Raises:
+        TypeError: if ``root`` is not a path.
+        FileNotFoundError, ValueError: as :func:`assignment_notebooks`.
+    """
+    if not isinstance(root, (str, Path)):
+        raise TypeError(f"root must be a path (str or pathlib.Path), not {type(root).__name__}")
+    return {name: questions(nb) for name, nb in assignment_notebooks(Path(root)).items()}
 
 
 def _refuse_rebound_names_read_by_tests(nb: nbformat.NotebookNode) -> None:

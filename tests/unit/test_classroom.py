@@ -233,6 +233,46 @@ def test_the_assignments_command_is_in_the_help_and_needs_the_book():
     assert result.returncode == 2 and "no _toc.yml" in result.stderr
 
 
+def test_questions_read_otter_s_points_and_manual_flags(masters):
+    """The points are otter's: POINTS for an autograded question, one a rubric line for one graded by hand."""
+    for nb in masters.values():
+        found = classroom.questions(nb)
+        assert [q.name for q in found] == list(_questions(nb))
+        for q in found:
+            label = q.name.removesuffix("-written")
+            if not q.manual:
+                assert q.points == _assignments.POINTS
+            elif q.name.endswith("-written"):
+                assert q.points == len(_assignments.WRITTEN_PARTS[label])
+            else:
+                assert q.points == len(_assignments.RUBRICS[label])
+    part1 = classroom.questions(masters["part1-why-position"])
+    assert part1 == [
+        classroom.Question("ex-ch1-permutation", 2, False),
+        classroom.Question("ex-ch1-cross", 2, True),
+        classroom.Question("ex-ch1-pool", 2, True),
+    ]
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [("points: 2", "needs a name"), ("name: q\npoints: -1", "0 or more"), ("name: q\npoints: true", "whole number")],
+)
+def test_a_malformed_question_is_refused_clearly(config, message):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_raw_cell(f"# BEGIN QUESTION\n{config}")])
+    with pytest.raises(ValueError, match=message):
+        classroom.questions(nb)
+    with pytest.raises(TypeError, match="nb must be a notebook"):
+        classroom.questions("part1.ipynb")
+
+
+def test_assignment_questions_needs_the_book_s_repository(tmp_path):
+    with pytest.raises(TypeError, match="root must be a path"):
+        classroom.assignment_questions(None)
+    with pytest.raises(FileNotFoundError, match="no _toc.yml"):
+        classroom.assignment_questions(tmp_path)
+
+
 # --- the answer key (written in full by a background job: tests/notebooks/test_answer_key.py) ---
 
 
