@@ -34,7 +34,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" --ignore=tests/site/test_browser.py --ignore=tests/site/test_jupyterlab.py
+	$(BIN)/python -m pytest -m "not slow" --ignore=tests/site/test_browser.py --ignore=tests/site/test_accessibility.py --ignore=tests/site/test_jupyterlab.py
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit

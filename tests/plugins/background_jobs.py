@@ -13,6 +13,7 @@ as soon as collection ends, and only if a selected test needs it:
 * a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``, ``student_site``,
   ``reduced_run``, ``rope_speed_run``, ``experiment_speed_run``,
   ``wheel_run``, ``mypy_run``, ``assignments_run``, ``answer_key_run``); the fixture waits for the job and gives its output;
+  for development, ``BOOK_EXISTING_SITE`` points ``built_site`` at an earlier build instead;
 * the other-CPU nbval passes (``start_passes``) start if the test
   ``CPU_PASS_TEST`` is selected; the ``cpu_passes`` fixture gives them to it.
 
@@ -180,11 +181,30 @@ def _finish_job(name: str) -> tuple[subprocess.CompletedProcess, Path]:
     return done, job["folder"]
 
 
+#: For development only: the ``--path-output`` folder of an earlier
+#: ``jupyter-book build``, which ``built_site`` then gives instead of building
+#: (see CONTRIBUTING.md; the terminal summary says so).
+EXISTING_SITE = "BOOK_EXISTING_SITE"
+
+
+def existing_site() -> Path | None:
+    """The folder ``BOOK_EXISTING_SITE`` names, or None when it is not set."""
+    folder = os.environ.get(EXISTING_SITE)
+    return Path(folder).resolve() if folder else None
+
+
 @pytest.fixture(scope="session")
 def built_site() -> tuple[Path, subprocess.CompletedProcess]:
     """The book built with warnings as errors into a temporary folder: its
     ``_build/html`` folder and the finished build (its log as ``stdout``;
-    the tests check its return code)."""
+    the tests check its return code). With ``BOOK_EXISTING_SITE`` set, that
+    folder's earlier build, not rebuilt, with an empty log."""
+    folder = existing_site()
+    if folder is not None:
+        html = folder / "_build" / "html"
+        if not (html / "intro.html").is_file():
+            pytest.fail(f"{EXISTING_SITE}={folder} holds no built site ({html / 'intro.html'} is missing)")
+        return html, subprocess.CompletedProcess(["(existing build)", str(folder)], 0, "", "")
     done, folder = _finish_job("built_site")
     return folder / "_build" / "html", done
 
@@ -356,8 +376,18 @@ def pytest_collection_finish(session) -> None:
     if any(item.name == CPU_PASS_TEST for item in session.items):
         _cpu_passes.update(start_passes())
     for name in JOBS:
+        if name == "built_site" and existing_site() is not None:
+            continue  # the fixture gives the existing build
         if any(name in getattr(item, "fixturenames", ()) for item in session.items):
             _start_job(name)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say when the site tests read an earlier build (``BOOK_EXISTING_SITE``)."""
+    folder = existing_site()
+    if folder is not None:
+        terminalreporter.section("existing site build")
+        terminalreporter.write_line(f"{EXISTING_SITE}={folder}: the site tests read this build, not a fresh one")
 
 
 @pytest.hookimpl(tryfirst=True)
