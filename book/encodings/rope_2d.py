@@ -65,7 +65,7 @@ def axial_rope_frequencies(
 ) -> torch.Tensor:
     """RoPE-Axial's frequencies ``(f_row, f_col)``: each pair turns with one axis.
 
-    ``convention="rope-vit"`` (Heo et al., 2024, section 3.2, RoPE-Axial;
+    ``convention="rope-vit"`` (Heo et al., 2024, RoPE-Axial;
     rope-vit's ``compute_axial_cis``, and transformers'
     ``Llama4VisionRotaryEmbedding._compute_freqs_ci`` in
     ``models/llama4/modeling_llama4.py``, transformers 5.24.0)::
@@ -140,8 +140,8 @@ def mixed_rope_frequencies(
     diagonal offsets. rope-vit draws ``a`` uniformly in ``[0, 2 pi)`` for each
     head (``torch.rand(1) * 2 * torch.pi``) and then learns all the
     frequencies with the network (``nn.Parameter``); its DeiT models use
-    ``base`` 10 (``rope_theta=10.0``). Heo et al. (2024), section 3.3,
-    describe RoPE-Mixed as mixed frequencies of both axes, learnable. Only
+    ``base`` 10 (``rope_theta=10.0``). Heo et al. (2024) propose RoPE-Mixed
+    as learnable frequencies that mix both axes (their abstract and code). Only
     the initialisation can be written as a formula; the learned values are a
     trained model's.
 
@@ -255,7 +255,7 @@ def axial_rope_angles(
     convention=convention))``: pair ``i`` turns by ``r * f_row_i`` or by
     ``c * f_col_i``, never by both. With ``convention="rope-vit"`` this is
     rope-vit's ``compute_axial_cis(d, end_x=cols, end_y=rows, theta=base)``
-    (Heo et al., 2024, section 3.2); with ``"pixtral"`` it is the table of
+    (Heo et al., 2024); with ``"pixtral"`` it is the table of
     transformers' ``PixtralVisionRotaryEmbedding`` (whose cos and sin are
     ``cat([table, table])`` for the half-split layout). Llama 4's vision
     encoder (``Llama4VisionRotaryEmbedding``) uses the rope-vit convention with

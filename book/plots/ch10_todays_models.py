@@ -355,5 +355,4 @@ def draw_layer_pattern_explorer(*, model: str, plans: Mapping[str, Sequence]) ->
     bottom.set(xlabel="pair i (fast to slow)", ylabel="positions per turn")
     if seen:
         bottom.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
     return fig

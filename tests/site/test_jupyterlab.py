@@ -38,6 +38,13 @@ EXPLORERS = [
     ("results_explorer", f"widgets.results_explorer({{'fibonacci': json.loads(Path({str(RESULTS)!r}).read_text())}})"),
     ("scaling_explorer", "widgets.scaling_explorer()"),
     ("two_bases_explorer", "widgets.two_bases_explorer()"),
+    (
+        "layer_pattern_explorer",
+        "from transformers import Cohere2Config, GptOssConfig\n"
+        "from book.models import layer_positions\n"
+        "widgets.layer_pattern_explorer({n: layer_positions(c) for n, c in "
+        "(('Cohere 2', Cohere2Config()), ('GPT-OSS', GptOssConfig()))})",
+    ),
     ("precision_explorer", "widgets.precision_explorer()"),
 ]
 SETUP = (
