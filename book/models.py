@@ -86,21 +86,26 @@ def rope_layers(n_layers: int, interval: int = NOPE_INTERVAL) -> list[int]:
 
 
 class LayerPositions(NamedTuple):
-    """How one layer of a released model's config places positions (``layer_positions``)."""
+    """How one layer of a released model's config places positions (``layer_positions``).
 
-    #: the layer's entry of ``layer_types`` (``"full_attention"`` when the config has none)
+    Fields, in order: ``kind``, the layer's entry of ``layer_types``
+    (``"full_attention"`` when the config has none); ``rope``, whether the
+    layer rotates queries and keys (False for a layer without position,
+    NoPE); ``base``, RoPE's base ``rope_theta`` of the layer's kind;
+    ``fraction``, the share of the ``head_dim / 2`` pairs that turn (p-RoPE's
+    ``partial_rotary_factor``, else 1); ``head_dim``, the rotated head width
+    (``qk_rope_head_dim`` for DeepSeek's MLA); ``span``, the longest reach of
+    its offsets (its sliding window, chunk or training length);
+    ``rope_type``, the rope type of its kind (``"default"``,
+    ``"proportional"``, ``"yarn"``, ...).
+    """
+
     kind: str
-    #: whether the layer rotates queries and keys (False: no position encoding, NoPE)
     rope: bool
-    #: RoPE's base (``rope_theta``) of the layer's kind
     base: float
-    #: the share of the ``head_dim / 2`` pairs that turn (p-RoPE's ``partial_rotary_factor``; else 1)
     fraction: float
-    #: the rotated head width (DeepSeek's MLA: ``qk_rope_head_dim``)
     head_dim: int
-    #: the longest reach of its offsets: the sliding window, the chunk, or the training length
     span: int
-    #: the rope type of its kind (``"default"``, ``"proportional"``, ``"yarn"``, ...)
     rope_type: str
 
 

@@ -302,7 +302,8 @@ def draw_layer_pattern_explorer(*, model: str, plans: Mapping[str, Sequence]) ->
     window or chunk), and below it the wavelength of every RoPE pair of each
     kind of RoPE layer against the longest offset that kind sees (its window,
     chunk or training length, dashed); the legend counts the pairs that turn
-    within it (``layer_pattern_counts``). Scaling rules are named, not
+    within it (``layer_pattern_counts``), in the colour of its layers in the
+    strip. Scaling rules are named, not
     applied: the wavelengths are the unscaled base's, and a scaled model's
     length is its original one.
 
@@ -340,7 +341,7 @@ def draw_layer_pattern_explorer(*, model: str, plans: Mapping[str, Sequence]) ->
     for n, (label, lay) in enumerate(seen.items()):
         w = proportional_frequencies(lay.head_dim, fraction=lay.fraction, base=lay.base)
         idx = torch.nonzero(w > 0).flatten()
-        colour = OKABE_ITO[[0, 5, 2, 4][n % 4]]
+        colour = _LAYER_COLOURS[(lay.rope, lay.span < longest)]  # the strip's colour
         bottom.semilogy(
             idx.numpy(),
             (2 * math.pi / w[idx]).numpy(),
