@@ -222,8 +222,12 @@ def test_explorer_renders_and_redraws(notebook, index, name):
         if not changed(10):  # the slider may start at its minimum
             page.keyboard.press("ArrowRight")
             page.keyboard.press("ArrowRight")
-    else:
+    elif output.locator("input[type=checkbox]").count():
         output.locator("input[type=checkbox]").first.click()
+    else:  # a drop-down list only (chapter 10's model explorer)
+        select = output.locator("select").first
+        chosen, n = select.evaluate("e => [e.selectedIndex, e.options.length]")
+        select.select_option(index=(chosen + 1) % n)
     assert changed(60), f"{name}: the figure did not change after moving a control"
 
 
