@@ -7,7 +7,8 @@ padded batch ``0, 1, 2, ..`` from its first real token, as transformers'
 ``generate`` does. ``packed_position_ids`` restarts the count at every
 document of a packed sequence, as transformers' ``DataCollatorWithFlattening``
 does, and ``document_mask`` is the block-diagonal attention mask that keeps
-the documents of a packed sequence apart. Conventions: :mod:`book.encodings`.
+the documents of a packed sequence apart. ``sink_cache_positions`` gives the
+tokens a StreamingLLM cache keeps and the positions it gives them. Conventions: :mod:`book.encodings`.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .._validate import check_position_tensor
+from .._validate import check_nonneg_int, check_position_tensor, check_positive_int
 
-__all__ = ["position_ids_from_mask", "packed_position_ids", "document_mask"]
+__all__ = ["position_ids_from_mask", "packed_position_ids", "document_mask", "sink_cache_positions"]
 
 
 def position_ids_from_mask(attention_mask: torch.Tensor | Sequence[Sequence[int]] | Sequence[int]) -> torch.Tensor:
@@ -184,6 +185,50 @@ def document_mask(lengths: torch.Tensor | Sequence[int], *, causal: bool = True)
         n = len(documents)
         same &= torch.ones(n, n, dtype=torch.bool, device=lengths.device).tril()
     return same
+
+
+def sink_cache_positions(length: int, *, sinks: int, window: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The tokens a StreamingLLM cache keeps after ``length`` tokens, and the positions it rotates them at.
+
+    StreamingLLM (Xiao et al., 2024) keeps the keys and values of the first
+    ``sinks`` tokens (the attention sinks) and of the last ``window`` tokens,
+    and drops the ones between: ``StartRecentKVCache`` in
+    ``streaming_llm/kv_cache.py`` of mit-han-lab/streaming-llm, with
+    ``start_size = sinks`` and ``recent_size = window``, keeps everything
+    while ``length <= sinks + window``. Its RoPE attention
+    (``llama_pos_shift_attention_forward`` in
+    ``streaming_llm/pos_shift/modify_llama.py``) caches the keys before
+    RoPE and rotates the cached keys at their places in the cache,
+    ``arange(kv_seq_len)``, not at the positions the tokens had in the text.
+    This function returns both::
+
+        kept      = [0, .., sinks - 1, length - window, .., length - 1]
+        positions = [0, 1, .., len(kept) - 1]
+
+    (when ``length <= sinks + window``, ``kept = positions = arange(length)``).
+
+    Args:
+        length: how many tokens have been seen (>= 1), positions ``0 .. length - 1``.
+        sinks: how many first tokens stay in the cache (>= 0).
+        window: how many recent tokens stay in the cache (>= 1).
+
+    Returns:
+        ``(kept, positions)``: two int64 tensors of the same length, the
+        original positions of the cached tokens in cache order, and the
+        positions StreamingLLM rotates their keys at.
+
+    Raises:
+        TypeError / ValueError: if ``length`` or ``window`` is not an integer
+            >= 1, or ``sinks`` is not an integer >= 0.
+    """
+    length = check_positive_int("length", length)
+    sinks = check_nonneg_int("sinks", sinks)
+    window = check_positive_int("window", window)
+    if length <= sinks + window:
+        kept = torch.arange(length)
+    else:
+        kept = torch.cat([torch.arange(sinks), torch.arange(length - window, length)])
+    return kept, torch.arange(len(kept))
 
 
 def _check_lengths(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:

@@ -326,6 +326,29 @@ def test_packing_needs_a_document_mask_not_only_reset_ids(llama):
         assert error(position_ids=reset) > DIFFERENT  # a cache: nothing inferred
 
 
+# ---------------------------------------------------------------- sink_cache_positions
+def test_sink_cache_positions_by_hand():
+    kept, positions = enc.sink_cache_positions(20, sinks=2, window=3)
+    assert kept.tolist() == [0, 1, 17, 18, 19] and positions.tolist() == [0, 1, 2, 3, 4]
+    kept, positions = enc.sink_cache_positions(5, sinks=2, window=3)  # everything fits
+    assert kept.tolist() == positions.tolist() == [0, 1, 2, 3, 4]
+    kept, positions = enc.sink_cache_positions(9, sinks=0, window=4)  # a plain sliding window
+    assert kept.tolist() == [5, 6, 7, 8] and positions.tolist() == [0, 1, 2, 3]
+    assert kept.dtype == positions.dtype == torch.int64
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 6), st.integers(1, 10))
+def test_sink_cache_positions_keep_what_streaming_llm_keeps(length, sinks, window):
+    """StreamingLLM's ``StartRecentKVCache.__call__`` (mit-han-lab/streaming-llm, ``kv_cache.py``),
+    rewritten here on a list: keep all while ``length <= start + recent``, else the first
+    ``start_size`` and the last ``recent_size``."""
+    seen = list(range(length))
+    expected = seen if length <= sinks + window else seen[:sinks] + seen[length - window :]
+    kept, positions = enc.sink_cache_positions(length, sinks=sinks, window=window)
+    assert kept.tolist() == expected and positions.tolist() == list(range(len(expected)))
+
+
 # ---------------------------------------------------------------- bad input
 BAD_INPUTS = [
     (lambda: enc.position_ids_from_mask(torch.tensor([[1.0, 0.0]])), TypeError, "attention_mask must have an integer"),
@@ -359,6 +382,11 @@ BAD_INPUTS = [
     (lambda: enc.document_mask("3"), TypeError, "lengths must be a tensor or a sequence"),
     (lambda: enc.document_mask([3], causal=1), TypeError, "causal must be True or False"),
     (lambda: enc.document_mask([3], causal=None), TypeError, "causal must be True or False"),
+    (lambda: enc.sink_cache_positions(0, sinks=1, window=2), ValueError, "length must be a positive integer"),
+    (lambda: enc.sink_cache_positions(5, sinks=-1, window=2), ValueError, "sinks must be"),
+    (lambda: enc.sink_cache_positions(5, sinks=1, window=0), ValueError, "window must be a positive integer"),
+    (lambda: enc.sink_cache_positions(5.0, sinks=1, window=2), TypeError, "length must be an integer"),
+    (lambda: enc.sink_cache_positions(5, sinks=True, window=2), TypeError, "sinks must be an integer"),
 ]
 
 
