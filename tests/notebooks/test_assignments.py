@@ -65,7 +65,7 @@ MISTAKES = [
         "These are the first 6 slopes for 8 heads",
     ),
     (
-        "part5-long-contexts-today-s-models-and-numerics",
+        "part5-long-contexts-today-s-models-numerics-and-serving",
         "ex-ch10-cache",
         "answer_ex_ch10_cache",
         "torch.finfo(torch.float16).eps",

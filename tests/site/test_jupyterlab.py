@@ -39,6 +39,7 @@ EXPLORERS = [
     ("scaling_explorer", "widgets.scaling_explorer()"),
     ("two_bases_explorer", "widgets.two_bases_explorer()"),
     ("precision_explorer", "widgets.precision_explorer()"),
+    ("sink_cache_explorer", "widgets.sink_cache_explorer()"),
 ]
 SETUP = (
     "import json\nfrom pathlib import Path\n\nimport torch\n\nfrom book import widgets\n"
