@@ -103,8 +103,8 @@ def packing_masks(lengths: Sequence[int]) -> plt.Figure:
 def sink_cache_panel(ax: plt.Axes, length: int, *, sinks: int, window: int, reassign: bool = True) -> dict[str, int]:
     """What a StreamingLLM cache holds after ``length`` tokens
     (``book.encodings.sink_cache_positions``): one bar per cached key, at the
-    position its key is rotated at, the sinks in orange and the recent window
-    in blue, and the next query as a black line. With ``reassign`` the keys get
+    position its key is rotated at (a stem and a dot), the sinks in orange and
+    the recent window in blue, and the next query in black. With ``reassign`` the keys get
     their places in the cache and the query the next place; without it, they
     keep the positions they had in the text, and the query is at ``length``.
     Returns ``{"cached": .., "query": .., "largest_offset": ..}``.
@@ -117,10 +117,12 @@ def sink_cache_panel(ax: plt.Axes, length: int, *, sinks: int, window: int, reas
     query = len(kept) if reassign else length
     is_sink = kept < min(sinks, length) if length > sinks + window else torch.zeros(len(kept), dtype=torch.bool)
     colours = [OKABE_ITO[1] if s else OKABE_ITO[0] for s in is_sink.tolist()]
-    slots = np.arange(len(kept))
-    ax.bar(slots, positions.numpy(), color=colours, width=0.8)
-    ax.bar(len(kept), query, color="black", width=0.8)
-    ax.set_xticks(list(slots) + [len(kept)], [str(int(k)) for k in kept] + ["new"], fontsize=6)
+    slots = np.arange(len(kept) + 1)
+    heights = np.append(positions.numpy(), query)
+    colours.append("black")
+    ax.vlines(slots, 0, heights, colors=colours, lw=3)  # a stem per key, then the query
+    ax.scatter(slots, heights, c=colours, s=18, zorder=3)  # a dot, so that position 0 shows
+    ax.set_xticks(list(slots), [str(int(k)) for k in kept] + ["new"], fontsize=6)
     ax.set(xlabel="cached token (its position in the text)", ylabel="position used by RoPE")
     largest = int(query - positions.min())
     return {"cached": len(kept), "query": int(query), "largest_offset": largest}
