@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 
-from ._validate import check_even
+from ._validate import check_even, check_positive_int
 from .demos import TinySelfAttention
 from .plots import (
     draw_alibi_explorer,
@@ -28,6 +28,7 @@ from .plots import (
     draw_rope_explorer,
     draw_rotation_explorer,
     draw_scaling_explorer,
+    draw_sink_cache_explorer,
     draw_two_bases_explorer,
 )
 
@@ -44,6 +45,7 @@ __all__ = [
     "two_bases_explorer",
     "layer_pattern_explorer",
     "precision_explorer",
+    "sink_cache_explorer",
 ]
 
 
@@ -333,3 +335,28 @@ def precision_explorer(d_model: int = 128):
         return draw_precision_explorer(dtype=dtype.value, d_model=d.value, base=b.value, longest=longest.value)
 
     return _explorer([[dtype], [d, b, longest]], draw)
+
+
+def sink_cache_explorer(trained_len: int = 32):
+    """Let a StreamingLLM cache (the first tokens as attention sinks, plus a
+    recent window) run on, and see which positions its keys and the next
+    query get, with and without re-assigning positions inside the cache
+    (chapter 12). Drawn by ``book.plots.draw_sink_cache_explorer``."""
+    import ipywidgets as w
+
+    trained_len = check_positive_int("trained_len", trained_len)
+    length = w.IntSlider(value=64, min=1, max=256, description="tokens seen")
+    sinks = w.IntSlider(value=4, min=0, max=8, description="sinks")
+    window = w.IntSlider(value=8, min=1, max=24, description="window")
+    reassign = w.Checkbox(value=True, description="positions in the cache")
+
+    def draw() -> plt.Figure:
+        return draw_sink_cache_explorer(
+            length=length.value,
+            sinks=sinks.value,
+            window=window.value,
+            reassign=reassign.value,
+            trained_len=trained_len,
+        )
+
+    return _explorer([[length, reassign], [sinks, window]], draw)

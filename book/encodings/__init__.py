@@ -31,7 +31,8 @@ The package has one module per scheme: ``sinusoidal``, ``learned``, ``rope``,
 row and column of an image patch (axial and mixed frequencies); ``relative`` holds the family of relative biases that T5's
 buckets and ALiBi belong to (Shaw et al., 2018), and ``sinusoidal_geometry`` the
 properties of the sinusoidal encoding that chapters 2 and 3 derive, and
-``position_ids`` the position ids of padded and packed batches. Everything
+``position_ids`` the position ids of padded and packed batches, the
+document mask of packed ones and the positions of a StreamingLLM cache. Everything
 public is re-exported here: ``from book import encodings; encodings.apply_rope(...)``.
 """
 
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 from .alibi import alibi_bias, alibi_bias_values, alibi_slopes
 from .learned import LearnedPositionalEmbedding
-from .position_ids import packed_position_ids, position_ids_from_mask
+from .position_ids import document_mask, packed_position_ids, position_ids_from_mask, sink_cache_positions
 from .relative import relative_bias, shaw_scores
 from .rope import (
     apply_partial_rope,
@@ -92,5 +93,7 @@ __all__ = [
     "shift_rope",
     "position_ids_from_mask",
     "packed_position_ids",
+    "document_mask",
+    "sink_cache_positions",
     "LearnedPositionalEmbedding",
 ]

@@ -6,7 +6,9 @@ here. ``position_ids_from_mask`` numbers the real tokens of each row of a
 padded batch ``0, 1, 2, ..`` from its first real token, as transformers'
 ``generate`` does. ``packed_position_ids`` restarts the count at every
 document of a packed sequence, as transformers' ``DataCollatorWithFlattening``
-does. Conventions: :mod:`book.encodings`.
+does, and ``document_mask`` is the block-diagonal attention mask that keeps
+the documents of a packed sequence apart. ``sink_cache_positions`` gives the
+tokens a StreamingLLM cache keeps and the positions it gives them. Conventions: :mod:`book.encodings`.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .._validate import check_position_tensor
+from .._validate import check_nonneg_int, check_position_tensor, check_positive_int
 
-__all__ = ["position_ids_from_mask", "packed_position_ids"]
+__all__ = ["position_ids_from_mask", "packed_position_ids", "document_mask", "sink_cache_positions"]
 
 
 def position_ids_from_mask(attention_mask: torch.Tensor | Sequence[Sequence[int]] | Sequence[int]) -> torch.Tensor:
@@ -127,6 +129,110 @@ def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
     """
     if _is_empty(lengths):  # torch.as_tensor([]) would be float32
         raise ValueError("lengths must hold at least one document length, got none")
+    lengths = _check_lengths(lengths)
+    starts = torch.cumsum(lengths, 0) - lengths
+    return torch.arange(int(lengths.sum()), device=lengths.device) - torch.repeat_interleave(starts, lengths)
+
+
+def document_mask(lengths: torch.Tensor | Sequence[int], *, causal: bool = True) -> torch.Tensor:
+    """The block-diagonal attention mask of a packed sequence: a token sees only its own document.
+
+    For documents of lengths ``n_1, n_2, ..`` packed one after the other,
+    ``mask[i, j]`` is True (``i`` may attend to ``j``) when tokens ``i`` and
+    ``j`` belong to the same document and, if ``causal``, ``j <= i``::
+
+        mask[i, j] = (doc(i) == doc(j)) and (j <= i or not causal)
+
+    This is the mask that transformers 5.24.0 builds itself for a packed row
+    from reset position ids (``find_packed_sequence_indices`` and
+    ``packed_sequence_mask_function`` in ``masking_utils.py``, combined with
+    its causal mask), when it infers one at all (see
+    ``packed_position_ids``); variable-length attention kernels express the
+    same mask by the documents' cumulative lengths (``cu_seqlens`` of
+    FlashAttention-2's ``flash_attn_varlen_func``). With it, a packed row
+    gives each document the outputs it has alone, whatever position ids it
+    gets under RoPE (``tests/unit/encodings/test_position_ids.py`` shows it
+    on a tiny Llama); without it, reset position ids alone let every
+    document see the ones before it.
+
+    Args:
+        lengths: the documents' lengths, in order, as for
+            ``packed_position_ids``: a non-empty sequence of integers or a 1-D
+            integer tensor, each >= 1.
+        causal: if True (the default) also mask the later tokens of each
+            document, as a decoder does; if False, every token sees its whole
+            document (an encoder).
+
+    Returns:
+        bool tensor of shape ``(n, n)``, ``n = sum(lengths)``; True where
+        attention is allowed. For transformers' additive masks use
+        ``torch.zeros(n, n).masked_fill(~mask, float("-inf"))``.
+
+    Raises:
+        TypeError: if ``lengths`` is not a sequence or tensor of integers, or
+            ``causal`` is not a bool.
+        ValueError: if ``lengths`` is empty, not one-dimensional, or holds a
+            length below 1.
+    """
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be True or False, got {causal!r}")
+    if _is_empty(lengths):
+        raise ValueError("lengths must hold at least one document length, got none")
+    lengths = _check_lengths(lengths)
+    documents = torch.repeat_interleave(torch.arange(len(lengths), device=lengths.device), lengths)
+    same = documents[:, None] == documents[None, :]
+    if causal:
+        n = len(documents)
+        same &= torch.ones(n, n, dtype=torch.bool, device=lengths.device).tril()
+    return same
+
+
+def sink_cache_positions(length: int, *, sinks: int, window: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The tokens a StreamingLLM cache keeps after ``length`` tokens, and the positions it rotates them at.
+
+    StreamingLLM (Xiao et al., 2024) keeps the keys and values of the first
+    ``sinks`` tokens (the attention sinks) and of the last ``window`` tokens,
+    and drops the ones between: ``StartRecentKVCache`` in
+    ``streaming_llm/kv_cache.py`` of mit-han-lab/streaming-llm, with
+    ``start_size = sinks`` and ``recent_size = window``, keeps everything
+    while ``length <= sinks + window``. Its RoPE attention
+    (``llama_pos_shift_attention_forward`` in
+    ``streaming_llm/pos_shift/modify_llama.py``) caches the keys before
+    RoPE and rotates the cached keys at their places in the cache,
+    ``arange(kv_seq_len)``, not at the positions the tokens had in the text.
+    This function returns both::
+
+        kept      = [0, .., sinks - 1, length - window, .., length - 1]
+        positions = [0, 1, .., len(kept) - 1]
+
+    (when ``length <= sinks + window``, ``kept = positions = arange(length)``).
+
+    Args:
+        length: how many tokens have been seen (>= 1), positions ``0 .. length - 1``.
+        sinks: how many first tokens stay in the cache (>= 0).
+        window: how many recent tokens stay in the cache (>= 1).
+
+    Returns:
+        ``(kept, positions)``: two int64 tensors of the same length, the
+        original positions of the cached tokens in cache order, and the
+        positions StreamingLLM rotates their keys at.
+
+    Raises:
+        TypeError / ValueError: if ``length`` or ``window`` is not an integer
+            >= 1, or ``sinks`` is not an integer >= 0.
+    """
+    length = check_positive_int("length", length)
+    sinks = check_nonneg_int("sinks", sinks)
+    window = check_positive_int("window", window)
+    if length <= sinks + window:
+        kept = torch.arange(length)
+    else:
+        kept = torch.cat([torch.arange(sinks), torch.arange(length - window, length)])
+    return kept, torch.arange(len(kept))
+
+
+def _check_lengths(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
+    """``lengths`` as a 1-D int64 tensor of document lengths >= 1, or a ValueError/TypeError naming it."""
     lengths = check_position_tensor("lengths", lengths, allow_float=False)
     if lengths.dim() != 1:
         raise ValueError(f"lengths must be one-dimensional (one length per document), got shape {tuple(lengths.shape)}")
@@ -138,9 +244,7 @@ def packed_position_ids(lengths: torch.Tensor | Sequence[int]) -> torch.Tensor:
             f"lengths must all be >= 1 (a document has at least one token), got lengths[{index}] = "
             f"{int(lengths[index])}"
         )
-    lengths = lengths.long()
-    starts = torch.cumsum(lengths, 0) - lengths
-    return torch.arange(int(lengths.sum()), device=lengths.device) - torch.repeat_interleave(starts, lengths)
+    return lengths.long()
 
 
 def _is_empty(value: object) -> bool:

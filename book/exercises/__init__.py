@@ -33,6 +33,7 @@ from .ch08_extrapolation import check_alibi_neutral_weight, check_first_untraine
 from .ch09_long_context import check_dynamic_ntk, check_turned_pairs, check_yarn_pairs
 from .ch10_todays_models import check_axial_patch, check_mrope_patch, check_prope_pairs, check_two_bases
 from .ch11_numerics import check_cache_rounding_error, check_float_gaps, check_rope_traffic
+from .ch12_serving_stack import check_left_pad_ids, check_shift_angles, check_sink_offsets
 
 __all__ = [  # in chapter order, the order of the reference page
     "check_permutation_matrix",
@@ -66,4 +67,7 @@ __all__ = [  # in chapter order, the order of the reference page
     "check_float_gaps",
     "check_cache_rounding_error",
     "check_rope_traffic",
+    "check_left_pad_ids",
+    "check_shift_angles",
+    "check_sink_offsets",
 ]

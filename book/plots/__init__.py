@@ -5,8 +5,8 @@ and its explorer's drawing (``draw_<explorer>``, a pure function of the
 explorer's state that ``book.widgets`` wires to controls):
 ``ch01_order_blind``, ``ch02_sinusoidal``, ``ch03_rotation``,
 ``ch04_fingerprints``, ``ch05_learned``, ``ch06_rope``, ``ch07_relative``,
-``ch08_extrapolation``, ``ch09_long_context``, ``ch10_todays_models`` and
-``ch11_numerics``. Besides
+``ch08_extrapolation``, ``ch09_long_context``, ``ch10_todays_models``,
+``ch11_numerics`` and ``ch12_serving_stack``. Besides
 them, ``style`` holds the colours and matplotlib's defaults (``use_style``),
 ``live`` the live twins (an explorer precomputed at a grid of states, which
 runs in a web page with no kernel), and ``_common`` the helpers several
@@ -56,6 +56,7 @@ from .ch10_todays_models import (
     two_bases_panel,
 )
 from .ch11_numerics import draw_precision_explorer, rope_angle_errors
+from .ch12_serving_stack import batch_ids_panel, draw_sink_cache_explorer, packing_masks, sink_cache_panel
 from .live import figure_data_uri, live_html, live_state_grid, live_twin
 from .style import use_style
 
@@ -133,6 +134,11 @@ __all__ = [
     # chapter 11
     "rope_angle_errors",
     "draw_precision_explorer",
+    # chapter 12
+    "batch_ids_panel",
+    "packing_masks",
+    "sink_cache_panel",
+    "draw_sink_cache_explorer",
     # live twins
     "LIVE_MAX_STATES",
     "figure_data_uri",

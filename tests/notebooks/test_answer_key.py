@@ -57,7 +57,7 @@ def _sections(markdown: str) -> dict[str, str]:
 def test_the_key_holds_every_exercise_once_in_the_book_s_order_with_its_solution(key):
     sections = _sections(key[".md"])
     labels = _labels()
-    assert len(labels) == 40
+    assert len(labels) == 43
     assert list(sections) == labels
     for label, text in sections.items():
         solution = text.split("**Solution** (the chapter's)", 1)[1].split("**Expected**")[0].split("**Rubric")[0]
@@ -65,13 +65,13 @@ def test_the_key_holds_every_exercise_once_in_the_book_s_order_with_its_solution
         assert prose or "```python" in solution, f"{label}: an empty solution"
         assert f"`{label}`" in key[".html"] or label in key[".html"], label
     nb = json.loads(key[".ipynb"])
-    assert sum(f"`{label}`" in "".join(c["source"]) for c in nb["cells"] for label in labels) == 40
+    assert sum(f"`{label}`" in "".join(c["source"]) for c in nb["cells"] for label in labels) == 43
 
 
 def test_every_self_checked_exercise_shows_what_its_check_accepts(key):
     sections = _sections(key[".md"])
     checked = _checked()
-    assert len(checked) == 30
+    assert len(checked) == 34
     for label, text in sections.items():
         assert ("**Expected**" in text) == (label in checked), label
         if label in checked:

@@ -114,14 +114,14 @@ MISTAKES = [
         "These are i + 1",
     ),
     (
-        "part5-long-contexts-today-s-models-and-numerics",
+        "part5-long-contexts-today-s-models-numerics-and-serving",
         "ex-ch10-gap",
         "answer_ex_ch10_gap",
         "(1 / 16, 2**24, 2**23)",
         "2^23 and 2^24 are swapped",
     ),
     (
-        "part5-long-contexts-today-s-models-and-numerics",
+        "part5-long-contexts-today-s-models-numerics-and-serving",
         "ex-ch10-cache",
         "answer_ex_ch10_cache",
         "torch.finfo(torch.float16).eps",

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Chapters 8 to 11 and one chapter of each other part: their student copies
+#: Chapters 8 to 12 and one chapter of each other part: their student copies
 #: (solutions removed) must run from top to bottom. Every chapter's copy is also
 #: checked statically (tests/notebooks/test_student_copies.py: every name it reads is bound).
 CHAPTERS = [
@@ -39,6 +39,7 @@ CHAPTERS = [
     "09_long_context",
     "10_todays_models",
     "11_numerics",
+    "12_serving_stack",
 ]
 SABOTAGED_CHAPTER = "11_numerics"
 CELL_TIMEOUT = 600

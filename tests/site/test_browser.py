@@ -521,6 +521,11 @@ LIVE_TWINS = {
             "longest": ("1048576", 2**20),
         },
     ),
+    "notebooks/12_serving_stack": (
+        "draw_sink_cache_explorer",
+        lambda: {"window": 8, "trained_len": 32},
+        {"length": ("128", 128), "sinks": ("0", 0), "reassign": ("on", True)},
+    ),
 }
 
 

@@ -46,6 +46,7 @@ EXPLORERS = [
         "(('Cohere 2', Cohere2Config()), ('GPT-OSS', GptOssConfig()))})",
     ),
     ("precision_explorer", "widgets.precision_explorer()"),
+    ("sink_cache_explorer", "widgets.sink_cache_explorer()"),
 ]
 SETUP = (
     "import json\nfrom pathlib import Path\n\nimport torch\n\nfrom book import widgets\n"

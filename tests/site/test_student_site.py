@@ -125,8 +125,8 @@ EXERCISES = exercises()
 
 
 def test_every_exercise_has_fragments_to_look_for():
-    assert len(EXERCISES) == 40
-    assert len({ex.label for ex in EXERCISES}) == 40
+    assert len(EXERCISES) == 43
+    assert len({ex.label for ex in EXERCISES}) == 43
     for ex in EXERCISES:
         assert ex.prompt, f"{ex.label}: no plain text in its prompt"
         assert len(ex.solution) >= 2, f"{ex.label}: fewer than two distinctive fragments of its solution"

@@ -87,11 +87,11 @@ def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(maste
         "part2-the-sinusoidal-encoding",
         "part3-what-replaced-it",
         "part4-experiments",
-        "part5-long-contexts-today-s-models-and-numerics",
+        "part5-long-contexts-today-s-models-numerics-and-serving",
     ]
     every = [q for nb in masters.values() for q in _questions(nb)]
     labels = [label for path in sorted((ROOT / "notebooks").glob("*.ipynb")) for label in _labels(path)]
-    assert len(labels) == 40
+    assert len(labels) == 43
     written = _assignments.WRITTEN_PARTS
     assert every == [q for label in labels for q in [label] + [f"{label}-written"] * (label in written)]
     manual = [q for nb in masters.values() for q, config in _questions(nb).items() if config.get("manual")]
@@ -105,14 +105,14 @@ def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(maste
 
 def test_autograded_questions_are_the_exercises_with_a_self_check(masters):
     graded = {q: names for nb in masters.values() for q, names in _assignments.names_read_by_tests(nb).items()}
-    assert len(graded) == 31
+    assert len(graded) == 34
     used = set()
     for text in masters.values():
         calls = re.findall(r"exercises\.check_\w+", "".join(c.source for c in text.cells if c.cell_type == "code"))
         used |= set(calls)
     assert {c.removeprefix("exercises.") for c in used} == set(exercises.__all__)
     answers = [n for names in graded.values() for n in names if "_ex_" in n]
-    assert len(answers) == len(set(answers)) == 32, "every answer has its own name (ch5-local has two)"
+    assert len(answers) == len(set(answers)) == 35, "every answer has its own name (ch5-local has two)"
     for question, names in graded.items():
         assert any(n.endswith("_" + question.replace("-", "_")) for n in names), question
 

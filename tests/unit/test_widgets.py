@@ -139,6 +139,16 @@ def test_precision_explorer_redraws():
     plt.close("all")
 
 
+def test_sink_cache_explorer_redraws():
+    box = widgets.sink_cache_explorer()
+    (length, reassign), (sinks, window) = (row.children for row in box.children[:2])
+    reassign.value = False
+    length.value, sinks.value, window.value = 200, 0, 3
+    plt.close("all")
+    with pytest.raises(ValueError, match="trained_len"):
+        widgets.sink_cache_explorer(trained_len=0)
+
+
 def test_explorers_reject_bad_settings():
     with pytest.raises(ValueError, match="q and k must have the same even number of features"):
         widgets.rope_explorer(torch.ones(7), torch.ones(7))
@@ -180,6 +190,13 @@ def test_explorers_reject_bad_settings():
             [(0, 0, "float16"), (1, 0, 32), (1, 2, 2**10)],
             "draw_precision_explorer",
             {"dtype": "float16", "d_model": 32, "longest": 2**10},
+        ),
+        (
+            "sink_cache_explorer",
+            lambda: (),
+            [(0, 0, 100), (0, 1, False), (1, 0, 2), (1, 1, 5)],
+            "draw_sink_cache_explorer",
+            {"length": 100, "reassign": False, "sinks": 2, "window": 5},
         ),
     ],
 )

@@ -239,12 +239,58 @@ def test_packed_position_ids_equal_transformers_flattening_collator():
     assert find_packed_sequence_indices(torch.arange(sum(lengths))[None]) is None  # the comparison can fail
 
 
-def document_mask(lengths: list[int]) -> torch.Tensor:
-    """The block-diagonal causal mask of a packed row, additive (0 or -inf), shape (1, 1, n, n)."""
-    doc = torch.repeat_interleave(torch.arange(len(lengths)), torch.tensor(lengths))
+def additive(mask: torch.Tensor) -> torch.Tensor:
+    """A bool mask (True = may attend) as transformers' additive 4-D mask: 0 or -inf, shape (1, 1, n, n)."""
+    return torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))[None, None]
+
+
+# ---------------------------------------------------------------- document_mask
+def test_document_mask_by_hand():
+    allowed = enc.document_mask([2, 1, 3])
+    expected = torch.tensor(
+        [
+            [1, 0, 0, 0, 0, 0],
+            [1, 1, 0, 0, 0, 0],
+            [0, 0, 1, 0, 0, 0],
+            [0, 0, 0, 1, 0, 0],
+            [0, 0, 0, 1, 1, 0],
+            [0, 0, 0, 1, 1, 1],
+        ],
+        dtype=torch.bool,
+    )
+    assert allowed.dtype == torch.bool and torch.equal(allowed, expected)
+    both_ways = enc.document_mask([2, 1, 3], causal=False)
+    assert torch.equal(both_ways, expected | expected.T)
+    for lengths in ((2, 1, 3), torch.tensor([2, 1, 3]), np.array([2, 1, 3])):
+        assert torch.equal(enc.document_mask(lengths), expected)
+    assert torch.equal(enc.document_mask([4]), torch.ones(4, 4, dtype=torch.bool).tril())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=5), st.booleans())
+def test_document_mask_allows_exactly_the_same_document(lengths, causal):
+    """A pure-Python reference: token i may see token j when both lie in the same document (and j <= i)."""
+    doc = [d for d, n in enumerate(lengths) for _ in range(n)]
     n = len(doc)
-    allowed = (doc[:, None] == doc[None, :]) & torch.ones(n, n, dtype=torch.bool).tril()
-    return torch.zeros(n, n).masked_fill(~allowed, float("-inf"))[None, None]
+    expected = [[doc[i] == doc[j] and (j <= i or not causal) for j in range(n)] for i in range(n)]
+    assert enc.document_mask(lengths, causal=causal).tolist() == expected
+
+
+def test_document_mask_equals_transformers_packed_sequence_mask():
+    """transformers 5.24.0's mask functions (``masking_utils.py``): ``causal_mask_function`` and
+    ``packed_sequence_mask_function`` of the documents that ``find_packed_sequence_indices`` reads
+    from the reset ids, combined by ``and_masks``, allow exactly the pairs ``document_mask`` allows.
+    A mask that forgot one document boundary (documents 1 and 2 merged) would not match."""
+    from transformers.masking_utils import and_masks, causal_mask_function, packed_sequence_mask_function
+
+    lengths = [3, 1, 4, 2]
+    documents = find_packed_sequence_indices(enc.packed_position_ids(lengths)[None])
+    theirs_fn = and_masks(causal_mask_function, packed_sequence_mask_function(documents))
+    n = sum(lengths)
+    q, k = torch.arange(n)[:, None], torch.arange(n)[None, :]  # broadcast, as transformers' sdpa_mask does
+    theirs = theirs_fn(torch.tensor(0), torch.tensor(0), q, k)
+    assert torch.equal(enc.document_mask(lengths), theirs)
+    assert not torch.equal(enc.document_mask([3, 5, 2]), theirs)  # the comparison can fail
 
 
 def test_packing_needs_a_document_mask_not_only_reset_ids(llama):
@@ -270,7 +316,7 @@ def test_packing_needs_a_document_mask_not_only_reset_ids(llama):
         def error(**kwargs) -> float:
             return float((llama(packed, **kwargs).logits[0] - alone).abs().max()) / scale
 
-        blocks = document_mask(lengths)
+        blocks = additive(enc.document_mask(lengths))
         assert error(position_ids=reset, attention_mask=blocks, use_cache=False) < SAME
         assert error(position_ids=arange, attention_mask=blocks, use_cache=False) < SAME
         ones = torch.ones(1, n, dtype=torch.long)
@@ -278,6 +324,29 @@ def test_packing_needs_a_document_mask_not_only_reset_ids(llama):
         assert error(position_ids=reset, use_cache=False) < SAME  # the mask transformers infers from the ids
         assert error(position_ids=arange, use_cache=False) > DIFFERENT  # no reset: one document, nothing inferred
         assert error(position_ids=reset) > DIFFERENT  # a cache: nothing inferred
+
+
+# ---------------------------------------------------------------- sink_cache_positions
+def test_sink_cache_positions_by_hand():
+    kept, positions = enc.sink_cache_positions(20, sinks=2, window=3)
+    assert kept.tolist() == [0, 1, 17, 18, 19] and positions.tolist() == [0, 1, 2, 3, 4]
+    kept, positions = enc.sink_cache_positions(5, sinks=2, window=3)  # everything fits
+    assert kept.tolist() == positions.tolist() == [0, 1, 2, 3, 4]
+    kept, positions = enc.sink_cache_positions(9, sinks=0, window=4)  # a plain sliding window
+    assert kept.tolist() == [5, 6, 7, 8] and positions.tolist() == [0, 1, 2, 3]
+    assert kept.dtype == positions.dtype == torch.int64
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 6), st.integers(1, 10))
+def test_sink_cache_positions_keep_what_streaming_llm_keeps(length, sinks, window):
+    """StreamingLLM's ``StartRecentKVCache.__call__`` (mit-han-lab/streaming-llm, ``kv_cache.py``),
+    rewritten here on a list: keep all while ``length <= start + recent``, else the first
+    ``start_size`` and the last ``recent_size``."""
+    seen = list(range(length))
+    expected = seen if length <= sinks + window else seen[:sinks] + seen[length - window :]
+    kept, positions = enc.sink_cache_positions(length, sinks=sinks, window=window)
+    assert kept.tolist() == expected and positions.tolist() == list(range(len(expected)))
 
 
 # ---------------------------------------------------------------- bad input
@@ -305,6 +374,19 @@ BAD_INPUTS = [
     (lambda: enc.packed_position_ids(torch.tensor([True])), TypeError, "lengths must hold integer positions"),
     (lambda: enc.packed_position_ids("23"), TypeError, "lengths must be a tensor or a sequence"),
     (lambda: enc.packed_position_ids(None), TypeError, "lengths must be a tensor or a sequence"),
+    (lambda: enc.document_mask([2, 0]), ValueError, r"lengths must all be >= 1 .* lengths\[1\] = 0"),
+    (lambda: enc.document_mask([]), ValueError, "lengths must hold at least one document"),
+    (lambda: enc.document_mask([[2, 3]]), ValueError, "lengths must be one-dimensional"),
+    (lambda: enc.document_mask([2.5]), TypeError, "lengths must have an integer dtype"),
+    (lambda: enc.document_mask([True]), TypeError, "lengths must hold numbers, not booleans"),
+    (lambda: enc.document_mask("3"), TypeError, "lengths must be a tensor or a sequence"),
+    (lambda: enc.document_mask([3], causal=1), TypeError, "causal must be True or False"),
+    (lambda: enc.document_mask([3], causal=None), TypeError, "causal must be True or False"),
+    (lambda: enc.sink_cache_positions(0, sinks=1, window=2), ValueError, "length must be a positive integer"),
+    (lambda: enc.sink_cache_positions(5, sinks=-1, window=2), ValueError, "sinks must be"),
+    (lambda: enc.sink_cache_positions(5, sinks=1, window=0), ValueError, "window must be a positive integer"),
+    (lambda: enc.sink_cache_positions(5.0, sinks=1, window=2), TypeError, "length must be an integer"),
+    (lambda: enc.sink_cache_positions(5, sinks=True, window=2), TypeError, "sinks must be an integer"),
 ]
 
 

@@ -163,6 +163,9 @@ def calls(rope, pair):
         ],
         "check_cache_rounding_error": [lambda a: exercises.check_cache_rounding_error(a, torch.float16)],
         "check_rope_traffic": [lambda a: exercises.check_rope_traffic(a, TRAFFIC_SHAPE, layout="half")],
+        "check_left_pad_ids": [lambda a: exercises.check_left_pad_ids(a, [[0, 1, 1], [1, 1, 1]])],
+        "check_shift_angles": [lambda a: exercises.check_shift_angles(a, 100, d_model=8)],
+        "check_sink_offsets": [lambda a: exercises.check_sink_offsets(a, 100, sinks=4, window=8)],
     }
 
 
