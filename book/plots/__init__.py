@@ -70,7 +70,7 @@ SIGNED_CMAP = style.SIGNED_CMAP
 POSITIVE_CMAP = style.POSITIVE_CMAP
 #: Most states one live twin may hold (each is an image in the page).
 LIVE_MAX_STATES = live.LIVE_MAX_STATES
-#: Each computed explorer's view: the formula modules it needs and its controls.
+#: The formula modules and the controls of each computed explorer's view.
 COMPUTED_VIEWS = computed.COMPUTED_VIEWS
 
 __all__ = [

@@ -67,7 +67,7 @@ def _check(name: str, label: str, value: bool) -> dict[str, Any]:
     return {"name": name, "label": label, "kind": "check", "value": value}
 
 
-#: Each view: the formula modules it needs (in order) and its controls. A
+#: For each view, the formula modules it needs (in order) and its controls. A
 #: control of kind ``"log10"`` stands for ``10 ** x`` and ``"log2int"`` for
 #: ``round(2 ** x)`` of its slider position ``x``; ``"check"`` is a check box.
 COMPUTED_VIEWS: dict[str, dict[str, Any]] = {
