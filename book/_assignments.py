@@ -65,6 +65,15 @@ book.setup(seed=0, num_threads=1)  # seeds, 1 CPU thread, as in the chapters"""
 
 #: What a chapter's exercises read from earlier cells of the chapter, rebuilt without its heavy cells.
 CONTEXT = {
+    "02_sinusoidal.ipynb": """\
+# Chapter 2's 8-bit counter (row p holds the bits of p, lowest first) and its steps |B(p+1) - B(p)|.
+def binary_counter(n, bits):
+    p = torch.arange(n)[:, None]
+    return ((p >> torch.arange(bits)) & 1).float()
+
+
+bits = binary_counter(64, 8)
+step_bits = (bits[1:] - bits[:-1]).norm(dim=-1)""",
     "08_extrapolation.ipynb": """\
 # Chapter 8's experiment (its default Config) and seed 0's learned and RoPE models,
 # retrained as the chapter's live rerun does (a few seconds each), with its held-out batch.
@@ -120,36 +129,10 @@ RUBRICS = {
         "Concludes that without position a classifier can learn what the sentence is about "
         '("is this about love?") but not who does what to whom ("who loves whom?").',
     ),
-    "ex-ch2-jumps": (
-        "Finds the positions p = 15, 31 and 47.",
-        "Explains that the step is the square root of the number of flipped bits, so a step above 2 "
-        "needs at least four trailing 1s: p + 1 is a multiple of 16.",
-    ),
-    "ex-ch2-base": (
-        "Computes the longest wavelength 2 pi b^((d-2)/d) for the three bases.",
-        "Picks 500000 for the right reason: only there does the slowest pair turn less than once over "
-        "100000 tokens, so its angle alone orders every position (a wrap does not make far positions "
-        "look alike: the other pairs still separate them).",
-    ),
-    "ex-ch3-period": (
-        "Argues that M_k = I needs k w_0 = k to be a multiple of 2 pi, impossible for a whole k > 0 "
-        "since pi is irrational.",
-        "Searches every offset up to 100000 (for example with |M_k - I|^2 = 4 sum_i (1 - cos k w_i)) "
-        "and finds that k = 1 comes closest to I.",
-    ),
     "ex-ch3-trace": (
         "Shows that each 2 x 2 block R(k w_i) has trace 2 cos(k w_i) while the dot product is "
         "sum_i cos(k w_i): half the trace (d/2 at k = 0).",
         "Checks the identity numerically for d = 128 and several offsets k.",
-    ),
-    "ex-ch4-toeplitz": (
-        "Explains that S_pq depends only on |p - q| (Toeplitz, and the cosine is even): at most N values.",
-        "Checks it for N = 100: exactly 100 distinct values.",
-    ),
-    "ex-ch4-float32": (
-        "Finds p = 2^24 = 16,777,216 (float32 keeps 24 significant bits; 2^24 + 1 rounds to 2^24).",
-        "Says what it means: positions are exact in float32 up to there, but the angles p w_i are "
-        "rounded long before, by about p 2^-24 of a step.",
     ),
     "ex-ch5-offsets": (
         "Measures that the stretched table's similarity at offset 2k matches the original's at offset k "
@@ -173,24 +156,10 @@ RUBRICS = {
         "Explains that the outputs now carry absolute position (the positions of the values they mix), "
         "which RoPE keeps out of the scores.",
     ),
-    "ex-ch7-bucket": (
-        "Works out bucket 10 for the key 20 positions before the query: 8 + floor(log(20/8) / log(128/8) * 8).",
-        "Gives bucket 26 (16 more) for the key 20 positions after, and confirms both with "
-        "encodings.t5_relative_bucket.",
-    ),
-    "ex-ch7-read": (
-        "Recovers every position exactly from causal_out[:, 0] as i = 1 / value - 1.",
-        "Explains that without the causal mask every position gets 1/n, so nothing can be read back.",
-    ),
     "ex-ch8-sweep": (
         "Runs the two training lengths (16 tested at 64, 64 tested at 256) and prints their range tables.",
         "Compares them with the committed run at 32 and says, from the tables, whether the range where "
         "RoPE and T5's bias start to fall moves with the training length or stays at a fixed number of positions.",
-    ),
-    "ex-ch10-gap": (
-        "Gives the gap near one million: 2^(19-23) = 1/16.",
-        "Gives 2^23 = 8,388,608 as where the gap reaches 1 (nothing merges yet) and 2^24 = 16,777,216 "
-        "as where whole-number positions start to merge (16,777,217 is stored as 16,777,216).",
     ),
     "ex-ch10-where": (
         "Times the angles (cos and sin), the rotation with a cache, and the whole reference against a copy.",
@@ -202,6 +171,36 @@ RUBRICS = {
 #: The rubrics of what an autograded exercise also asks in words (its check grades only the
 #: answer): each becomes a manual question ``<label>-written``, written from the chapter's solution.
 WRITTEN_PARTS = {
+    "ex-ch2-jumps": (
+        "Says what the positions have in common: p + 1 is a multiple of 16 (p ends in four 1 bits).",
+        "Explains it: the step is the square root of the number of bits that flip, and going from p to p + 1 "
+        "flips the trailing 1s of p and the 0 above them, so a step above 2 needs five flips.",
+    ),
+    "ex-ch2-base": (
+        "Computes the longest wavelength 2 pi b^((d-2)/d) for the three bases (about 544, 47,000 and 2.1 million).",
+        "Gives the reason for 500000: only there does the slowest pair turn less than once over 100000 tokens, "
+        "so its angle alone orders every position (a wrap does not make far positions look alike: the other "
+        "pairs still separate them).",
+    ),
+    "ex-ch3-period": (
+        "Argues that M_k = I needs k w_0 = k to be a multiple of 2 pi, impossible for a whole k > 0 "
+        "since pi is irrational.",
+        "Explains how the search works: |M_k - I|^2 = 4 sum_i (1 - cos k w_i), computed for every offset at once.",
+    ),
+    "ex-ch4-toeplitz": (
+        "Explains that S_pq depends only on p - q (Toeplitz), and only on |p - q| since the cosine is even.",
+        "Concludes that the matrix holds at most N different values, one per offset 0 .. N-1.",
+    ),
+    "ex-ch4-float32": (
+        "Explains 2^24: float32 keeps 24 significant bits, so 2^24 + 1 rounds back to 2^24.",
+        "Says what it means: positions are exact in float32 up to there, but the angles p w_i are "
+        "rounded long before, by about p 2^-24 of a step.",
+    ),
+    "ex-ch7-read": (
+        "Explains the rule: causal averaging gives position i the weight 1/(i + 1) on the first token, "
+        "so i = 1 / value - 1.",
+        "Says that without the causal mask every position gets 1/n, so nothing can be read back.",
+    ),
     "ex-ch3-sines": (
         "Reports the residual with all 32 columns: rounding (below 1e-9), against a large one for the sines alone.",
         "Explains why: sin((p+3) w) needs cos(p w), which no matrix of the sines gives; with the cosines a "

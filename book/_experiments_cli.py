@@ -64,6 +64,13 @@ def parser() -> argparse.ArgumentParser:
         "with --anneal, the annealed models again (chapter 9's margins)",
     )
     p.add_argument(
+        "--every-rate",
+        action="store_true",
+        help="with --suite: test the models of every learning rate of the sweep, not only the chosen "
+        "rate's, and write book/results/benchmark_<task>_every_rate.json (how far the choice of rate "
+        "moves each result)",
+    )
+    p.add_argument(
         "--offsets",
         nargs="+",
         type=int,
@@ -165,6 +172,8 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     if args.task is not None and args.task not in benchmark.TASKS:
         parser().error(f"--suite runs the tasks {', '.join(benchmark.TASKS)}, not --task {args.task}")
     tasks = benchmark.TASKS if args.task is None else (args.task,)
+    if args.every_rate and (args.rerun or args.anneal is not None or args.stretch is not None):
+        parser().error("--every-rate runs the sweep alone: not with --rerun, --anneal or --stretch")
     start_method = "fork" if sys.platform == "linux" else "spawn"
     if args.stretch is not None:
         if args.task is None or args.anneal is not None or args.rerun:
@@ -217,10 +226,12 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         start_method=start_method,
         rerun=args.rerun,
+        every_rate=args.every_rate,
     )
     for task, results in out.items():
         print(benchmark.suite_table(results))
-        print(f"results written to {benchmark.results_path(task, args.output, rerun=args.rerun)}")
+        path = benchmark.results_path(task, args.output, rerun=args.rerun, every_rate=args.every_rate)
+        print(f"results written to {path}")
     if args.rerun:
         print(f"CPU capability {next(iter(out.values()))['cpu_capability']}")
     first = next(iter(out.values()))["timing"]

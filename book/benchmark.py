@@ -426,6 +426,7 @@ def run_task(
     workers: int = 2,
     progress: bool = True,
     start_method: str = "spawn",
+    every_rate: bool = False,
 ) -> dict[str, Any]:
     """Run the sweep of one task's config and return its results as a JSON-ready dict.
 
@@ -440,6 +441,11 @@ def run_task(
     every rate's validation score and loss, steps, stopping-rule verdict and
     exclusion per seed, and ``t5_bucket_counts`` T5's ``bucket_counts`` for
     the first seed.
+
+    With ``every_rate``, the models of every rate are tested, not only the
+    chosen rate's: ``sweep[scheme][lr]`` then also holds each seed's test
+    ``curve`` (and ``whole_curve`` for ``copy``), to measure how far the
+    choice of rate moves a result.
     """
     workers = check_positive_int("workers", workers)
     check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
@@ -471,17 +477,21 @@ def run_task(
         for scheme in config.schemes:
             mine = {lr: [r for r in records if r["scheme"] == scheme and r["lr"] == lr] for lr in rates_of[scheme]}
             chosen[scheme] = choose_lr(mine)
-        tests = [(s, seed, states[s, seed, chosen[s]]) for s in order for seed in config.seeds]
+        tested_rates = {s: rates_of[s] if every_rate else [chosen[s]] for s in order}
+        tests = [(s, seed, lr) for s in order for lr in tested_rates[s] for seed in config.seeds]
         if pool is None:
-            tested = _iterate((evaluate_job(config, *t) for t in tests), len(tests), progress)
+            tested = _iterate(
+                (evaluate_job(config, s, seed, states[s, seed, lr]) for s, seed, lr in tests), len(tests), progress
+            )
         else:
-            pending = [pool.submit(evaluate_job, config, *t) for t in tests]
+            pending = [pool.submit(evaluate_job, config, s, seed, states[s, seed, lr]) for s, seed, lr in tests]
             tested = _iterate((f.result() for f in pending), len(tests), progress)
     finally:
         if pool is not None:
             pool.shutdown()
     wall = time.perf_counter() - start
-    test_of = {(s, seed): t for (s, seed, _), t in zip(tests, tested)}
+    test_at = dict(zip(tests, tested))
+    test_of = {(s, seed): test_at[s, seed, chosen[s]] for s in config.schemes for seed in config.seeds}
     sweep: dict[str, dict[str, Any]] = {}
     runs: dict[str, dict[str, Any]] = {}
     for scheme in config.schemes:
@@ -491,6 +501,14 @@ def run_task(
                 key: {str(r["seed"]): r[key] for r in rs}
                 for key in ("validation", "validation_loss", "steps", "met_stop_rule", "excluded", "train_seconds")
             }
+            | (
+                {
+                    key: {str(r["seed"]): test_at[scheme, r["seed"], lr][key] for r in rs}
+                    for key in ("curve", "whole_curve")
+                }
+                if every_rate
+                else {}
+            )
             for lr, rs in mine.items()
         }
         runs[scheme] = {
@@ -503,6 +521,7 @@ def run_task(
         "config": dataclasses.asdict(config),
         "learning_rates": next(iter(rates_of.values())) if isinstance(learning_rates, Sequence) else rates_of,
         "tie_rule": TIE_RULE,
+        "every_rate": every_rate,
         "chosen_lr": chosen,
         "sweep": sweep,
         "runs": runs,
@@ -528,12 +547,21 @@ def run_task(
     }
 
 
-def results_path(task: str, folder: Path | None = None, *, rerun: bool = False) -> Path:
+def results_path(task: str, folder: Path | None = None, *, rerun: bool = False, every_rate: bool = False) -> Path:
     """Where the suite writes a task's results: ``book/results/benchmark_<task>.json``
     (shipped in the wheel with the other results), or ``folder``; with
-    ``rerun``, ``benchmark_<task>_rerun.json`` (``run_suite(rerun=True)``)."""
+    ``rerun``, ``benchmark_<task>_rerun.json`` (``run_suite(rerun=True)``);
+    with ``every_rate``, ``benchmark_<task>_every_rate.json``
+    (``run_suite(every_rate=True)``).
+
+    Raises:
+        ValueError: for a task not in ``TASKS``, or both ``rerun`` and ``every_rate``.
+    """
     task = check_choice("task", task, TASKS)
-    return (folder or Path(__file__).parent / "results") / f"benchmark_{task}{'_rerun' if rerun else ''}.json"
+    if rerun and every_rate:
+        raise ValueError("rerun and every_rate name different files; ask for one of them")
+    suffix = "_rerun" if rerun else "_every_rate" if every_rate else ""
+    return (folder or Path(__file__).parent / "results") / f"benchmark_{task}{suffix}.json"
 
 
 def regeneration_change(first: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str, dict[str, float]]:
@@ -576,6 +604,7 @@ def run_suite(
     progress: bool = True,
     start_method: str = "spawn",
     rerun: bool = False,
+    every_rate: bool = False,
     **changes: Any,
 ) -> dict[str, dict[str, Any]]:
     """``run_task`` for each task's ``benchmark_config`` (with ``changes``) and
@@ -588,7 +617,13 @@ def run_suite(
     whole suite again, sweep included, run under another
     ``ATEN_CPU_CAPABILITY`` to measure how far a regeneration on another
     CPU moves each result (``regeneration_change``), the variation chapter
-    8's margins must clear."""
+    8's margins must clear.
+
+    With ``every_rate`` (``run_task(every_rate=True)``) every rate's models
+    are tested and the files are ``benchmark_<task>_every_rate.json``
+    (``results_path(every_rate=True)``)."""
+    if rerun and every_rate:
+        raise ValueError("rerun and every_rate write different files; ask for one of them")
     tasks = [check_choice("task", t, TASKS) for t in tasks]
     start = time.perf_counter()
     out = {}
@@ -600,6 +635,7 @@ def run_suite(
             workers=workers,
             progress=progress,
             start_method=start_method,
+            every_rate=every_rate,
         )
     total = round(time.perf_counter() - start, 1)
     for task, results in out.items():
@@ -607,7 +643,7 @@ def run_suite(
         results["timing"]["suite_tasks"] = list(tasks)
         if rerun:
             results |= {"rerun": True, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
-        path = results_path(task, folder, rerun=rerun)
+        path = results_path(task, folder, rerun=rerun, every_rate=every_rate)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     return out

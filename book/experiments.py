@@ -619,6 +619,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.suite:
         return run_suite_from_args(args)
+    if args.every_rate:
+        parser().error("--every-rate needs --suite")
     try:
         config = config_from_args(args)
     except (TypeError, ValueError) as err:

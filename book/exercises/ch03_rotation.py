@@ -1,12 +1,13 @@
 """Self-checks of chapter 3, *Why sin/cos: shifts are rotations* (``notebooks/03_rotation``).
 
-Checks, in the chapter's order: ``check_rotation_block``, ``check_sine_only_residual``,
-``check_attend_back_matrix``, ``check_log_decay_drop``.
+Checks, in the chapter's order: ``check_rotation_block``, ``check_closest_shift``,
+``check_sine_only_residual``, ``check_attend_back_matrix``, ``check_log_decay_drop``.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import torch
@@ -14,10 +15,11 @@ import torch
 from .._validate import check_choice, check_even, check_pair_index, check_positive_int, check_real
 from ..encodings import frequencies, sinusoidal_at
 from ..encodings.sinusoidal import SinusoidalLayout
-from ._feedback import _close, _is_complex, _number, _real_tensor, _verdict, diagnose
+from ._feedback import _close, _is_complex, _number, _real_tensor, _verdict, _whole_number, diagnose
 
 __all__ = [
     "check_rotation_block",
+    "check_closest_shift",
     "check_sine_only_residual",
     "check_attend_back_matrix",
     "check_log_decay_drop",
@@ -334,3 +336,79 @@ def check_log_decay_drop(answer: Any, d_model: int, *, base: float = 10000.0) ->
             "straight line's slope, (d/2) ln 10 / ln b.",
         )
     return _verdict(False, "Write the approximation at k and at 10 k and subtract: ln(10 k) = ln k + ln 10.")
+
+
+def check_closest_shift(answer: Any, *, d_model: int = 16, max_offset: int = 100_000, base: float = 10000.0) -> bool:
+    """Chapter 3: the offset ``k`` in ``1 .. max_offset`` whose ``M_k`` is closest to the identity.
+
+    ``||M_k - I||_F^2 = 4 sum_i (1 - cos k w_i)`` (each 2x2 block ``R(k w_i)``
+    adds ``4 - 4 cos(k w_i)``), computed for every offset in float64; the
+    right answer is its argmin (``k = 1`` for the chapter's ``d = 16`` and
+    100000 offsets). Accepts the offset as an int, a whole float or a
+    one-element tensor or array. Recognises ``0`` (``M_0 = I`` is no shift,
+    or an argmin counted from 0), the farthest offset (argmax), the offset
+    where pair 0 alone comes closest to a whole turn, the slowest pair's
+    wavelength, the argmin with the angles read as degrees, and an offset
+    beyond ``max_offset``. Never raises on the answer.
+
+    Raises:
+        TypeError / ValueError: for a ``d_model`` that is not even and
+            positive or a ``max_offset`` that is not an integer >= 1.
+    """
+    d_model = check_even("d_model", d_model)
+    max_offset = check_positive_int("max_offset", max_offset)
+    k = _whole_number(answer)
+    if k is None:
+        return _verdict(False, "Give one whole offset k, such as 12 (not NaN, a string or a list).")
+    w = frequencies(d_model, base=base).to(torch.float64)
+    ks = torch.arange(1, max_offset + 1, dtype=torch.float64)
+    pair_gap = 1 - torch.cos(ks[:, None] * w)
+    gap = 4 * pair_gap.sum(-1)
+    best = int(torch.argmin(gap)) + 1
+    if k == best:
+        return _verdict(
+            True,
+            f"k = {best}: ||M_k - I|| = {math.sqrt(float(gap[best - 1])):.4f}, and no offset up to "
+            f"{max_offset:,} comes closer. Every pair would have to come round at the same offset, "
+            "and for a whole k > 0 pair 0 (k w_0 = k radians) never does: pi is irrational.",
+        )
+    if k == 0:
+        return _verdict(
+            False,
+            "M_0 = I, but k = 0 is no shift; search k = 1 .. max_offset (and if this came from an "
+            "argmin over k = 1, 2, ..., add 1 back).",
+        )
+    if not 1 <= k <= max_offset:
+        return _verdict(False, f"Search the offsets 1 .. {max_offset:,} only.")
+    degrees = 4 * (1 - torch.cos(torch.deg2rad(ks[:, None] * w))).sum(-1)
+    hint = diagnose(
+        k,
+        [
+            (
+                int(torch.argmax(gap)) + 1,
+                "That is the farthest offset. Take the argmin of ||M_k - I||, not the argmax.",
+            ),
+            (
+                int(torch.argmin(pair_gap[:, 0])) + 1,
+                "There pair 0 alone comes closest to a whole turn, but the other pairs are far from theirs. "
+                "Add the gaps of all pairs: 4 sum_i (1 - cos k w_i).",
+            ),
+            (
+                round(2 * math.pi / float(w[-1])),
+                "That is the slowest pair's wavelength: it comes round there, while the fast pairs are "
+                "anywhere. Add the gaps of all pairs.",
+            ),
+            (
+                int(torch.argmin(degrees)) + 1,
+                "That is the answer with the angles k w_i read as degrees; torch.cos takes radians.",
+            ),
+        ],
+        same=operator.eq,
+    )
+    if hint is not None:
+        return _verdict(False, hint)
+    return _verdict(
+        False,
+        f"||M_{k} - I|| = {math.sqrt(float(gap[k - 1])):.4f}; some offset comes closer. Compute "
+        "4 sum_i (1 - cos k w_i) for every k at once and take the argmin.",
+    )

@@ -1,20 +1,24 @@
 """Self-checks of chapter 7, *ALiBi, T5's buckets, and no position encoding at all* (``notebooks/07_relative``).
 
-Checks, in the chapter's order: ``check_alibi_slopes``.
+Checks, in the chapter's order: ``check_alibi_slopes``, ``check_t5_buckets``, ``check_read_positions``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import operator
+from typing import Any, Callable
 
 import torch
 
 from .._validate import check_positive_int
-from ..encodings import alibi_slopes
-from ._feedback import _per_head, _per_head_same, _verdict, diagnose
+from ..encodings import alibi_slopes, t5_relative_bucket
+from ._feedback import _is_complex, _numbers, _per_head, _per_head_same, _real_tensor, _verdict, diagnose
 
 __all__ = [
     "check_alibi_slopes",
+    "check_t5_buckets",
+    "check_read_positions",
 ]
 
 
@@ -114,4 +118,147 @@ def check_alibi_slopes(answer: Any, n_heads: int) -> bool:
         )
     return _verdict(
         False, f"Start from the {power}-head slopes 2^(-8h/{power}) and Press et al.'s rule for other head counts."
+    )
+
+
+def check_t5_buckets(answer: Any, distance: int = 20, *, num_buckets: int = 32, max_distance: int = 128) -> bool:
+    """Chapter 7: T5's encoder buckets of a key ``distance`` positions before the
+    query and of one ``distance`` positions after it, as ``(before, after)``.
+
+    The right pair is :func:`book.encodings.t5_relative_bucket` of
+    ``(-distance, distance)`` (bidirectional, Raffel et al., 2020, section
+    2.1): ``(10, 26)`` for the chapter's 20, 32 buckets and 128. Accepts any
+    list, tuple, tensor or array of the two whole numbers, in that order.
+    Recognises the two swapped (the key after taken for the one before: the
+    relative position is key minus query), the bucket before given twice
+    (the ``num_buckets / 2`` a key after adds forgotten), the decoder's
+    buckets (``bidirectional=False``), a rounded or ceiled logarithm instead of
+    T5's floor, and the log part without the exact buckets added. Never
+    raises on the answer.
+
+    Raises:
+        TypeError / ValueError: for sizes that :func:`book.encodings.t5_relative_bucket` refuses or a
+            ``distance`` that is not an integer >= 1.
+    """
+    distance = check_positive_int("distance", distance)
+    rel = torch.tensor([-distance, distance])
+    right = t5_relative_bucket(rel, num_buckets=num_buckets, max_distance=max_distance).tolist()
+    got = _numbers(answer, 2)
+    if got is None or not all(math.isfinite(v) and v == round(v) for v in got):
+        return _verdict(False, "Give the two buckets as whole numbers, (before, after), such as (3, 19).")
+    pair = [int(v) for v in got]
+    if pair == right:
+        return _verdict(
+            True,
+            f"Buckets {right[0]} and {right[1]}: the key {distance} positions before falls in the first "
+            f"{num_buckets // 2} buckets, the one after in the second half ({num_buckets // 2} more).",
+        )
+    half = num_buckets // 2
+    exact = half // 2
+
+    def log_bucket(rounding: Callable[[float], float]) -> int:
+        if distance < exact:
+            return distance
+        return min(
+            half - 1,
+            exact + int(rounding(math.log(distance / exact) / math.log(max_distance / exact) * (half - exact))),
+        )
+
+    decoder = t5_relative_bucket(rel, bidirectional=False, num_buckets=num_buckets, max_distance=max_distance).tolist()
+    other_rounding = "T5 takes the floor of the log part (an int cast), not a rounding."
+    mistakes = [
+        (
+            right[::-1],
+            "The two are swapped. T5's relative position is key minus query: a key before the query "
+            f"is negative and stays in buckets 0 .. {half - 1}; a key after adds {half}.",
+        ),
+        ([right[0], right[0]], f"The key after the query goes to the second half: add {half}."),
+        ([right[1], right[1]], f"The key before the query stays in the first half: no {half} added."),
+        (
+            decoder,
+            "Those are the decoder's buckets (bidirectional=False). T5's encoder splits the "
+            f"{num_buckets} buckets into {half} per direction.",
+        ),
+        ([log_bucket(round), log_bucket(round) + half], other_rounding),
+        ([log_bucket(math.ceil), log_bucket(math.ceil) + half], other_rounding),
+        (
+            [log_bucket(math.floor) - exact, log_bucket(math.floor) - exact + half],
+            f"The log part counts from the {exact} exact buckets: add {exact}.",
+        ),
+    ]
+    hint = diagnose(pair, [(w, h) for w, h in mistakes if w != right], same=operator.eq)
+    if hint is not None:
+        return _verdict(False, hint)
+    return _verdict(
+        False,
+        f"Per direction {half} buckets, exact below {exact}; from there "
+        f"{exact} + floor(log(r/{exact}) / log({max_distance}/{exact}) * {half - exact}).",
+    )
+
+
+def check_read_positions(answer: Any, n_positions: int = 24) -> bool:
+    """Chapter 7: a function that reads every position back from the first feature of a causal average.
+
+    With neutral queries and keys and a first value whose feature 0 is 1 (the
+    others 0), causal attention averages the first ``i + 1`` values, so
+    position ``i`` gets ``1 / (i + 1)`` (``causal_out[:, 0]`` of the chapter,
+    rebuilt here with :func:`book.attention.attention`). ``answer`` must map
+    that float32 column to the positions ``0, 1, ..``; it is called on
+    ``n_positions`` positions and on 512 (a function that assumes the
+    chapter's length fails). Accepts any 1-D tensor, array or list of the
+    whole numbers (floats that are whole too). Recognises ``1 / value``
+    (``i + 1``), positions not rounded, and the column itself. Never raises
+    on the answer, nor on what the function raises or returns.
+
+    Raises:
+        TypeError / ValueError: if ``n_positions`` is not an integer >= 1.
+    """
+    from ..attention import attention
+
+    n_positions = check_positive_int("n_positions", n_positions)
+    if not callable(answer):
+        return _verdict(
+            False, "Give a function: it takes causal_out[:, 0] and returns the positions, e.g. lambda first: ..."
+        )
+    for n in dict.fromkeys((n_positions, 512)):
+        values = torch.zeros(n, 4)
+        values[0, 0] = 1.0
+        zeros = torch.zeros(n, 4)
+        first = attention(zeros, zeros, values, causal=True)[0][:, 0]
+        try:
+            returned = answer(first.clone())
+        except Exception as error:  # any error of the student's function is a hint
+            return _verdict(False, f"Your function raised {type(error).__name__}: {error}"[:300])
+        got = None if isinstance(returned, (str, bytes, dict)) or _is_complex(returned) else _real_tensor(returned)
+        if got is not None and n != n_positions and got.numel() == n_positions:
+            return _verdict(False, "Right for the chapter's length only: read the values, do not assume the length.")
+        if got is None or got.numel() != n:
+            return _verdict(
+                False, f"For {n} positions your function must return {n} numbers (a tensor or a list), one a position."
+            )
+        got = got.flatten()
+        positions = torch.arange(n, dtype=torch.float64)
+        if torch.equal(got, positions):
+            continue
+        hint = diagnose(
+            got,
+            [
+                (positions + 1, "These are i + 1: the first feature is 1/(i + 1), so subtract 1."),
+                (first.double(), "That is the column itself; invert it: i = 1/value - 1."),
+                (
+                    positions,
+                    "Close, but not whole numbers: 1/value is rounded in float32, so round the result.",
+                ),
+            ],
+            same=lambda a, b: bool(torch.allclose(a, b, rtol=0, atol=1e-2)) and bool(torch.isfinite(a).all()),
+        )
+        if hint is not None:
+            return _verdict(False, hint)
+        return _verdict(
+            False, f"For {n} positions that does not give 0, 1, .., {n - 1}: the first feature is 1/(i + 1)."
+        )
+    return _verdict(
+        True,
+        f"Every position comes back exactly, for {n_positions} and for 512 positions: the causal "
+        "average gives position i the weight 1/(i + 1) on the first token.",
     )

@@ -1,6 +1,7 @@
 """Self-checks of chapter 11, *Numerics and speed* (``notebooks/11_numerics``).
 
-Checks, in the chapter's order: ``check_cache_rounding_error``, ``check_rope_traffic``.
+Checks, in the chapter's order: ``check_float_gaps``, ``check_cache_rounding_error``,
+``check_rope_traffic``.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from typing import Any, Sequence
 
 import torch
 
-from .._validate import check_choice, check_even, check_float_dtype, check_positive_int
+from .._validate import check_choice, check_even, check_float_dtype, check_positive_int, check_positive_real
 from ..encodings.rope import RopeLayout
-from ._feedback import _close, _number, _verdict, diagnose
+from ._feedback import _close, _number, _numbers, _verdict, diagnose
 
 __all__ = [
+    "check_float_gaps",
     "check_cache_rounding_error",
     "check_rope_traffic",
 ]
@@ -131,3 +133,96 @@ def check_rope_traffic(answer: Any, shape: Sequence[int] = (1, 8, 2048, 64), *, 
         "List the operations (numerics.memory_traffic(...)['ops'] shows them) and add, for "
         "each, the sizes of what it reads and what it writes, in units of x.",
     )
+
+
+def _whole_same(a: float, b: float) -> bool:
+    """Whether two positions are the same whole number (for :func:`diagnose`)."""
+    return abs(a - b) < 0.5
+
+
+def check_float_gaps(answer: Any, near: float = 1_000_000.0, dtype: torch.dtype = torch.float32) -> bool:
+    """Chapter 11: three facts about the whole numbers in ``dtype``, as
+    ``(gap near `near`, where the gap reaches 1, where whole numbers start to merge)``.
+
+    The gap is ``nextafter(near) - near`` in ``dtype`` (``2^(e - (m-1))`` for
+    ``near`` in ``[2^e, 2^(e+1))``, with ``m`` significant bits): ``1/16``
+    near a million in float32. It reaches 1 at ``2^(m-1)`` (``2^23``) and 2
+    at ``2^m`` (``2^24``), where ``p`` and ``p + 1`` start to share a float.
+    Accepts any list, tuple, tensor or array of the three numbers, in that
+    order (relative ``1e-6``). Recognises 2^23 and 2^24 swapped, the gap of
+    the next power of two (``near`` taken as above ``2^20``), the relative
+    gap ``eps`` or ``near * eps`` for the gap, half the gap (the rounding
+    error), and ``2^m + 1`` (the first whole number lost) for where the
+    merging starts. Never raises on the answer.
+
+    Raises:
+        TypeError / ValueError: if ``dtype`` is not a floating-point torch dtype or
+            ``near`` is not a positive real number within its range.
+    """
+    dtype = check_float_dtype("dtype", dtype)
+    near = check_positive_real("near", near)
+    if near >= torch.finfo(dtype).max:
+        raise ValueError(f"near must be below the largest {dtype} value, got {near}")
+    got = None if isinstance(answer, (str, bytes, dict)) else _numbers(answer, 3)
+    if got is None:
+        return _verdict(False, "Give three numbers, in order: (gap near the position, gap 1 from, merging from).")
+    if not all(math.isfinite(v) for v in got):
+        return _verdict(False, "Each of the three is a finite number; some of yours are NaN or infinite.")
+    eps = torch.finfo(dtype).eps
+    m = 1 - int(round(math.log2(eps)))  # significant bits
+    x = torch.tensor(near, dtype=dtype)
+    gap = float(torch.nextafter(x, torch.tensor(math.inf, dtype=dtype)) - x)
+    right = (gap, 2.0 ** (m - 1), 2.0**m)
+    same = [math.isclose(got[0], gap, rel_tol=1e-6)] + [abs(g - r) < 0.5 for g, r in zip(got[1:], right[1:])]
+    if all(same):
+        return _verdict(
+            True,
+            f"Near {near:,.0f} the gap is {gap:g}; it doubles at each power of two, reaches 1 at 2^{m - 1} = "
+            f"{2 ** (m - 1):,} and 2 at 2^{m} = {2**m:,}, where p and p + 1 start to share a float.",
+        )
+    if abs(got[1] - right[2]) < 0.5 and abs(got[2] - right[1]) < 0.5:
+        return _verdict(
+            False,
+            f"2^{m - 1} and 2^{m} are swapped: the gap reaches 1 at 2^{m - 1} (every whole number still has "
+            f"its float) and whole numbers merge from 2^{m} on, where the gap is 2.",
+        )
+    if not same[0]:
+        hint = diagnose(
+            got[0],
+            [
+                (
+                    2 * gap,
+                    f"That is the gap one power of two higher. {near:,.0f} lies below "
+                    f"2^{math.floor(math.log2(near)) + 1} = {2 ** (math.floor(math.log2(near)) + 1):,}.",
+                ),
+                (
+                    eps,
+                    "That is eps, the gap just above 1 (a relative gap). Multiply by the power of two at or "
+                    "below the position.",
+                ),
+                (
+                    near * eps,
+                    "That scales eps by the position itself; the gap is eps times the power of two at "
+                    "or below it, a power of two too.",
+                ),
+                (gap / 2, "That is half the gap, the largest rounding error. The question asks for the gap."),
+            ],
+        )
+        return _verdict(False, hint or f"The gap near {near:,.0f}: torch.nextafter of the float32 number, minus it.")
+    if not same[1]:
+        hint = diagnose(
+            got[1], [(right[2], f"At 2^{m} the gap is already 2; it is 1 from 2^{m - 1} on.")], same=_whole_same
+        )
+        return _verdict(False, hint or "The gap is right. It doubles at each power of two; when is it 1?")
+    hint = diagnose(
+        got[2],
+        [
+            (
+                right[2] + 1,
+                f"2^{m} + 1 is the first whole number lost; it merges with 2^{m}, so merging starts at 2^{m}.",
+            ),
+            (right[1], f"At 2^{m - 1} the gap is 1: every whole number still has its own float."),
+        ],
+        same=_whole_same,
+    )
+    return _verdict(False, hint or "The first two are right: where is the gap 2, so that p + 1 rounds to p?")

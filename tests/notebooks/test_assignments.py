@@ -45,10 +45,45 @@ MISTAKES = [
     ),
     (
         "part2-the-sinusoidal-encoding",
+        "ex-ch2-jumps",
+        "answer_ex_ch2_jumps",
+        "[16, 32, 48]",  # p + 1, the position after each jump
+        "These are the positions p + 1",
+    ),
+    (
+        "part2-the-sinusoidal-encoding",
+        "ex-ch2-base",
+        "answer_ex_ch2_base",
+        "10000.0",
+        "With base 10000 the slowest pair",
+    ),
+    (
+        "part2-the-sinusoidal-encoding",
         "ex-ch3-block",
         "block_ex_ch3_block",  # the textbook rotation: the transpose of M_k's block
         "[[math.cos(7 * 0.1), -math.sin(7 * 0.1)], [math.sin(7 * 0.1), math.cos(7 * 0.1)]]",
         "This is the transpose",
+    ),
+    (
+        "part2-the-sinusoidal-encoding",
+        "ex-ch3-period",
+        "answer_ex_ch3_period",
+        "0",  # M_0 = I: no shift at all
+        "but k = 0 is no shift",
+    ),
+    (
+        "part2-the-sinusoidal-encoding",
+        "ex-ch4-toeplitz",
+        "answer_ex_ch4_toeplitz",
+        "100 * 100",  # the entries
+        "That counts the entries",
+    ),
+    (
+        "part2-the-sinusoidal-encoding",
+        "ex-ch4-float32",
+        "answer_ex_ch4_float32",
+        "2**23",  # 23 stored bits, the implicit one forgotten
+        "That is 2^23",
     ),
     (
         "part3-what-replaced-it",
@@ -63,6 +98,27 @@ MISTAKES = [
         "answer_ex_ch7_slopes",
         "[2.0**-h for h in range(1, 7)]",  # 2^-h, the rule for 8 heads
         "These are the first 6 slopes for 8 heads",
+    ),
+    (
+        "part3-what-replaced-it",
+        "ex-ch7-bucket",
+        "answer_ex_ch7_bucket",
+        "[26, 10]",  # the key after taken for the one before
+        "The two are swapped",
+    ),
+    (
+        "part3-what-replaced-it",
+        "ex-ch7-read",
+        "answer_ex_ch7_read",
+        "lambda first: 1 / first",  # i + 1: the 1 not subtracted
+        "These are i + 1",
+    ),
+    (
+        "part5-long-contexts-today-s-models-and-numerics",
+        "ex-ch10-gap",
+        "answer_ex_ch10_gap",
+        "(1 / 16, 2**24, 2**23)",
+        "2^23 and 2^24 are swapped",
     ),
     (
         "part5-long-contexts-today-s-models-and-numerics",

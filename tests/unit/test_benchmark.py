@@ -418,3 +418,40 @@ def test_a_rerun_of_the_suite_writes_its_own_files_with_the_cpu_capability(tmp_p
     assert stored["cpu_capability"] == out["cpu_capability"] and stored["learning_rates"] == list(
         bm.LEARNING_RATES["recall"]
     )
+
+
+def test_every_rate_tests_each_rate_s_models_and_the_chosen_rate_s_curve_is_the_run_s():
+    """With every_rate, each (scheme, lr) of the sweep holds every seed's test
+    curve; the chosen rate's curve is the one in runs, and a rate that was not
+    chosen is a model of its own (its curve is its own evaluation)."""
+    config = bm.benchmark_config("copy", schemes=("rope",), seeds=(0, 1), steps=3, eval_seqs=8, test_len=11)
+    out = bm.run_task(config, learning_rates=(0.003, 0.012), workers=1, progress=False, every_rate=True)
+    assert out["every_rate"] is True
+    chosen = str(out["chosen_lr"]["rope"])
+    for rec in out["sweep"]["rope"].values():
+        assert set(rec["curve"]) == {"0", "1"} and set(rec["whole_curve"]) == {"0", "1"}
+    for seed in ("0", "1"):
+        assert out["sweep"]["rope"][chosen]["curve"][seed] == out["runs"]["rope"][seed]["curve"]
+    plain = bm.run_task(config, learning_rates=(0.003, 0.012), workers=1, progress=False)
+    assert plain["every_rate"] is False and "curve" not in plain["sweep"]["rope"][chosen]
+    timeless = lambda runs: {  # noqa: E731
+        seed: {k: v for k, v in r.items() if not k.endswith("_seconds")} for seed, r in runs["rope"].items()
+    }
+    assert timeless(plain["runs"]) == timeless(out["runs"])
+
+
+def test_results_path_names_the_every_rate_file_and_refuses_it_with_rerun(tmp_path):
+    assert bm.results_path("recall", tmp_path, every_rate=True) == tmp_path / "benchmark_recall_every_rate.json"
+    with pytest.raises(ValueError, match="rerun and every_rate"):
+        bm.results_path("recall", tmp_path, rerun=True, every_rate=True)
+    with pytest.raises(ValueError, match="rerun and every_rate"):
+        bm.run_suite(("recall",), folder=tmp_path, rerun=True, every_rate=True)
+
+
+def test_every_rate_needs_the_suite_on_the_command_line(capsys):
+    with pytest.raises(SystemExit) as err:
+        ex.main(["--every-rate"])
+    assert err.value.code == 2 and "--every-rate needs --suite" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as err:
+        ex.main(["--suite", "--task", "recall", "--every-rate", "--rerun"])
+    assert err.value.code == 2 and "--every-rate runs the sweep alone" in capsys.readouterr().err

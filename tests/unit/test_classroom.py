@@ -95,7 +95,7 @@ def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(maste
     written = _assignments.WRITTEN_PARTS
     assert every == [q for label in labels for q in [label] + [f"{label}-written"] * (label in written)]
     manual = [q for nb in masters.values() for q, config in _questions(nb).items() if config.get("manual")]
-    assert len(manual) == 17 + 8
+    assert len(manual) == 9 + 14
     assert sorted(manual) == sorted([*_assignments.RUBRICS, *(f"{label}-written" for label in written)])
     assert not set(written) & set(_assignments.RUBRICS), "a written part belongs to an autograded exercise"
     for nb in masters.values():
@@ -105,14 +105,14 @@ def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(maste
 
 def test_autograded_questions_are_the_exercises_with_a_self_check(masters):
     graded = {q: names for nb in masters.values() for q, names in _assignments.names_read_by_tests(nb).items()}
-    assert len(graded) == 22
+    assert len(graded) == 30
     used = set()
     for text in masters.values():
         calls = re.findall(r"exercises\.check_\w+", "".join(c.source for c in text.cells if c.cell_type == "code"))
         used |= set(calls)
     assert {c.removeprefix("exercises.") for c in used} == set(exercises.__all__)
     answers = [n for names in graded.values() for n in names if "_ex_" in n]
-    assert len(answers) == len(set(answers)) == 23, "every answer has its own name (ch5-local has two)"
+    assert len(answers) == len(set(answers)) == 31, "every answer has its own name (ch5-local has two)"
     for question, names in graded.items():
         assert any(n.endswith("_" + question.replace("-", "_")) for n in names), question
 

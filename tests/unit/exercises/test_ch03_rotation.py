@@ -199,7 +199,49 @@ def test_neutral_starters_are_wrong(starter, call):
     assert call(starter) is False
 
 
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        (1, True, "no offset up to 100,000 comes"),
+        (1.0, True, "pi is irrational"),
+        (torch.tensor([1]), True, "Correct!"),
+        (np.int64(1), True, "Correct!"),
+        (0, False, "k = 0 is no shift"),
+        (100_001, False, "Search the offsets 1 .. 100,000"),
+        (12345, False, "some offset comes closer"),
+        (1.5, False, "one whole offset"),
+    ],
+)
+def test_closest_shift_check_hints(capsys, answer, ok, hint):
+    assert exercises.check_closest_shift(answer, d_model=16, max_offset=100_000) is ok
+    assert hint in capsys.readouterr().out
+
+
+def test_closest_shift_names_pair_0_alone_the_argmax_and_the_slowest_wavelength(capsys):
+    k = torch.arange(1, 100_001, dtype=torch.float64)
+    w = encodings.frequencies(16).double()
+    gaps = 1 - torch.cos(k[:, None] * w)
+    pair0 = int(torch.argmin(gaps[:, 0])) + 1  # 710 is close to 113 turns, for one
+    assert pair0 != 1
+    assert not exercises.check_closest_shift(pair0)
+    assert "pair 0 alone" in capsys.readouterr().out
+    assert not exercises.check_closest_shift(int(torch.argmax(gaps.sum(-1))) + 1)
+    assert "farthest" in capsys.readouterr().out
+    assert not exercises.check_closest_shift(round(2 * math.pi / float(w[-1])))
+    assert "slowest pair's wavelength" in capsys.readouterr().out
+
+
+def test_closest_shift_is_the_argmin_of_the_frobenius_distance(capsys):
+    """Beyond k = 1: for d = 2 (one pair, w = 1) the closest offset is the one nearest a multiple of 2 pi."""
+    best = min(range(1, 1001), key=lambda k: (encodings.rotation_matrix(k, 2).double() - torch.eye(2)).norm())
+    assert best == 710
+    assert exercises.check_closest_shift(best, d_model=2, max_offset=1000)
+    assert not exercises.check_closest_shift(1, d_model=2, max_offset=1000)
+    capsys.readouterr()
+
+
 CHECKS = {
+    "closest_shift": lambda a: exercises.check_closest_shift(a, d_model=16, max_offset=1000),
     "rotation_block": lambda a: exercises.check_rotation_block(a, k=7, i=2, d_model=16),
     "sine_residual": lambda a: exercises.check_sine_only_residual(a, k=3, d_model=32, n_positions=40_000),
     "attend_back": lambda a: exercises.check_attend_back_matrix(a, j=4, d_model=32, layout="concat"),
@@ -214,6 +256,8 @@ def test_checks_never_raise_on_an_answer(capsys, name, answer):
 
 
 BAD_CALLS = [
+    (lambda: exercises.check_closest_shift(1, d_model=15), ValueError, "d_model must be"),
+    (lambda: exercises.check_closest_shift(1, max_offset=0), ValueError, "max_offset must be a positive integer"),
     (
         lambda: exercises.check_rotation_block([[1, 0], [0, 1]], 1, 99, 16),
         ValueError,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -73,7 +74,84 @@ def test_alibi_slopes_hints_for_rounding_one_head_and_order(capsys):
     assert "wrong order" in out and "extra heads" not in out and "2^(-8h/4)" in out
 
 
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        ((10, 26), True, "Buckets 10 and 26"),
+        ([10.0, 26.0], True, "Correct!"),
+        (torch.tensor([10, 26]), True, "Correct!"),
+        (np.array([[10], [26]]), True, "Correct!"),
+        ([26, 10], False, "swapped"),
+        ([10, 10], False, "add 16"),
+        ([26, 26], False, "no 16 added"),
+        ([17, 0], False, "decoder"),
+        ([11, 27], False, "floor"),
+        ([2, 18], False, "add 8"),
+        ([12, 28], False, "exact below 8"),
+        ([10], False, "two buckets"),
+        ([10.5, 26], False, "whole numbers"),
+    ],
+)
+def test_t5_buckets_check_hints(capsys, answer, ok, hint):
+    assert exercises.check_t5_buckets(answer, 20) is ok
+    assert hint in capsys.readouterr().out
+
+
+def test_t5_buckets_follow_the_library_for_other_distances(capsys):
+    for distance in (1, 7, 8, 50, 127, 500):
+        right = encodings.t5_relative_bucket(torch.tensor([-distance, distance])).tolist()
+        assert exercises.check_t5_buckets(right, distance), distance
+    capsys.readouterr()
+
+
+def _read(first):
+    return (1 / first - 1).round().long()
+
+
+@pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        (_read, True, "for 24 and for 512"),
+        (lambda first: (1 / first - 1).round(), True, "Correct!"),  # whole floats
+        (lambda first: (1 / first - 1).round().tolist(), True, "Correct!"),  # a list
+        (lambda first: (1 / first - 1).round().numpy(), True, "Correct!"),
+        (lambda first: 1 / first, False, "These are i + 1"),
+        (lambda first: first, False, "column itself"),
+        (lambda first: 1 / first - 1, False, "round the result"),
+        (lambda first: torch.arange(24), False, "chapter's length only"),
+        (lambda first: torch.arange(len(first)).flip(0), False, "does not give 0, 1"),
+        (lambda first: 1 / 0, False, "raised ZeroDivisionError"),
+        (lambda first: None, False, "must return 24 numbers"),
+        (lambda first: "0, 1, 2", False, "must return 24 numbers"),
+        (lambda: 0, False, "raised TypeError"),
+        (torch.arange(24), False, "Give a function"),
+        (None, False, "Give a function"),
+    ],
+)
+def test_read_positions_check_hints(capsys, answer, ok, hint):
+    assert exercises.check_read_positions(answer) is ok
+    assert hint in capsys.readouterr().out
+
+
+def test_read_positions_calls_the_function_on_the_chapter_s_column(capsys):
+    """What the function gets is causal_out[:, 0] of the chapter: 1 / (i + 1), float32."""
+    seen = []
+
+    def spy(first):
+        seen.append(first)
+        return _read(first)
+
+    assert exercises.check_read_positions(spy, n_positions=24)
+    assert [len(f) for f in seen] == [24, 512]
+    assert seen[0].dtype == torch.float32
+    torch.testing.assert_close(seen[0], 1 / torch.arange(1.0, 25))
+    capsys.readouterr()
+
+
 CHECKS = {
+    "t5_buckets": lambda a: exercises.check_t5_buckets(a, 20),
+    "read_positions": lambda a: exercises.check_read_positions(a),
+    "read_positions_returns": lambda a: exercises.check_read_positions(lambda first: a),
     "alibi_slopes": lambda a: exercises.check_alibi_slopes(a, 6),
 }
 
@@ -85,6 +163,9 @@ def test_checks_never_raise_on_an_answer(capsys, name, answer):
 
 
 BAD_CALLS = [
+    (lambda: exercises.check_t5_buckets([10, 26], 0), ValueError, "distance must be a positive integer"),
+    (lambda: exercises.check_t5_buckets([10, 26], 20, num_buckets=31), ValueError, "num_buckets must be even"),
+    (lambda: exercises.check_read_positions(_read, 0), ValueError, "n_positions must be a positive integer"),
     (lambda: exercises.check_alibi_slopes([1.0], 0), ValueError, "n_heads must be a positive integer"),
 ]
 

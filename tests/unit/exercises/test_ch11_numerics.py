@@ -8,6 +8,8 @@ import torch
 
 from book import exercises, numerics
 
+from .answers import BAD_ANSWERS, hints_without_raising
+
 
 @pytest.mark.parametrize(
     "answer,dtype,ok,hint",
@@ -60,8 +62,47 @@ def test_rope_traffic_follows_the_shape(capsys):
 
 
 @pytest.mark.parametrize(
+    "answer,ok,hint",
+    [
+        ((1 / 16, 2**23, 2**24), True, "reaches 1 at 2^23 = 8,388,608"),
+        ([0.0625, 8388608.0, 16777216.0], True, "Correct!"),
+        (torch.tensor([1 / 16, 2**23, 2**24], dtype=torch.float64), True, "Correct!"),
+        (np.array([2.0**-4, 2.0**23, 2.0**24]), True, "Correct!"),
+        ((1 / 16, 2**24, 2**23), False, "2^23 and 2^24 are swapped"),
+        ((1 / 8, 2**23, 2**24), False, "one power of two higher"),
+        ((2.0**-23, 2**23, 2**24), False, "eps"),
+        ((1e6 * 2.0**-23, 2**23, 2**24), False, "scales eps by the position"),
+        ((1 / 32, 2**23, 2**24), False, "half the gap"),
+        ((1 / 16, 2**24, 2**24), False, "already 2"),
+        ((1 / 16, 2**23, 2**24 + 1), False, "first whole number lost"),
+        ((1 / 16, 2**23, 2**23), False, "own float"),
+        ((1 / 16, 2**23), False, "three numbers"),
+        ((1 / 16, 2**23, float("nan")), False, "finite"),
+    ],
+)
+def test_float_gaps_hints(capsys, answer, ok, hint):
+    assert exercises.check_float_gaps(answer) is ok
+    assert hint in capsys.readouterr().out
+
+
+def test_float_gaps_follow_the_dtype_and_the_position(capsys):
+    assert exercises.check_float_gaps((2.0, 2**10, 2**11), near=3000.0, dtype=torch.float16)
+    assert exercises.check_float_gaps((0.125, 2**23, 2**24), near=2**20 + 5)
+    assert exercises.check_float_gaps((2.0**-33, 2**52, 2**53), near=1e6, dtype=torch.float64)
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("answer", BAD_ANSWERS, ids=[repr(a)[:20] for a in BAD_ANSWERS])
+def test_float_gaps_never_raises_on_an_answer(capsys, answer):
+    hints_without_raising(capsys, exercises.check_float_gaps, answer)
+
+
+@pytest.mark.parametrize(
     "call,exc,message",
     [
+        (lambda: exercises.check_float_gaps((1, 2, 3), dtype=torch.int64), TypeError, "dtype must be"),
+        (lambda: exercises.check_float_gaps((1, 2, 3), near=-1.0), ValueError, "near must be"),
+        (lambda: exercises.check_float_gaps((1, 2, 3), near=1e39), ValueError, "near must be below"),
         (lambda: exercises.check_cache_rounding_error(2.0**-9, torch.int8), TypeError, "dtype must be"),
         (lambda: exercises.check_rope_traffic(9.25, (1, 8, 64)), ValueError, "shape must be"),
         (lambda: exercises.check_rope_traffic(9.25, (1, 8, 64, 7)), ValueError, "d must be even"),

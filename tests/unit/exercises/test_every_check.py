@@ -112,11 +112,16 @@ def calls(rope, pair):
     return {
         "check_permutation_matrix": [lambda a: exercises.check_permutation_matrix(a, [2, 0, 3, 1])],
         "check_wavelength": [lambda a: exercises.check_wavelength(a, i=3, d_model=64)],
+        "check_counter_jumps": [lambda a: exercises.check_counter_jumps(a)],
+        "check_base_choice": [lambda a: exercises.check_base_choice(a)],
+        "check_closest_shift": [lambda a: exercises.check_closest_shift(a, d_model=16, max_offset=1000)],
         "check_rotation_block": [lambda a: exercises.check_rotation_block(a, k=7, i=2, d_model=16)],
         "check_sine_only_residual": [lambda a: exercises.check_sine_only_residual(a, k=3, d_model=8)],
         "check_attend_back_matrix": [lambda a: exercises.check_attend_back_matrix(a, j=2, d_model=4, n_positions=8)],
         "check_log_decay_drop": [lambda a: exercises.check_log_decay_drop(a, d_model=64)],
         "check_closest_position": [lambda a: exercises.check_closest_position(a, d_model=8, max_position=100)],
+        "check_distinct_similarities": [lambda a: exercises.check_distinct_similarities(a, 100, 32)],
+        "check_float_position_limit": [lambda a: exercises.check_float_position_limit(a, torch.float32)],
         "check_position_table_size": [lambda a: exercises.check_position_table_size(a, 1024, 1600, n_layers=48)],
         "check_learned_vs_sinusoidal": [
             lambda a: exercises.check_learned_vs_sinusoidal(a, pair["sinusoidal"]),
@@ -124,6 +129,11 @@ def calls(rope, pair):
         ],
         "check_rope_angle": [lambda a: exercises.check_rope_angle(a, m=100, i=8, d_model=64)],
         "check_alibi_slopes": [lambda a: exercises.check_alibi_slopes(a, n_heads=6)],
+        "check_t5_buckets": [lambda a: exercises.check_t5_buckets(a, 20)],
+        "check_read_positions": [
+            lambda a: exercises.check_read_positions(a),
+            lambda a: exercises.check_read_positions(lambda first: a),  # a function that returns the odd answer
+        ],
         "check_alibi_neutral_weight": [lambda a: exercises.check_alibi_neutral_weight(a, n_heads=2)],
         "check_first_untrained_row": [lambda a: exercises.check_first_untrained_row(a, train_len=32, max_len=128)],
         "check_rope_stretch": [
@@ -145,6 +155,11 @@ def calls(rope, pair):
         ],
         "check_prope_pairs": [lambda a: exercises.check_prope_pairs(a, 128, fraction=0.25)],
         "check_mrope_patch": [lambda a: exercises.check_mrope_patch(a, 16, (2, 3, 3), position=(5, 2, 3))],
+        "check_float_gaps": [
+            lambda a: exercises.check_float_gaps(a),
+            lambda a: exercises.check_float_gaps([a, 2**23, 2**24]),
+            lambda a: exercises.check_float_gaps([1 / 16, 2**23, a]),
+        ],
         "check_cache_rounding_error": [lambda a: exercises.check_cache_rounding_error(a, torch.float16)],
         "check_rope_traffic": [lambda a: exercises.check_rope_traffic(a, TRAFFIC_SHAPE, layout="half")],
     }
@@ -176,6 +191,10 @@ def _right_answers():
         ),
         "log_decay": (32 * math.log(10) / math.log(10000), lambda a: exercises.check_log_decay_drop(a, d_model=64)),
         "closest": (63, lambda a: exercises.check_closest_position(a, d_model=8, max_position=1000)),
+        "base": (500000, lambda a: exercises.check_base_choice(a)),
+        "shift": (1, lambda a: exercises.check_closest_shift(a, d_model=16, max_offset=1000)),
+        "distinct": (100, lambda a: exercises.check_distinct_similarities(a, 100, 32)),
+        "float_limit": (2**24, lambda a: exercises.check_float_position_limit(a, torch.float32)),
         "table_size": (1024 * 1600, lambda a: exercises.check_position_table_size(a, 1024, 1600, n_layers=48)),
         "rope_angle": (10.0, lambda a: exercises.check_rope_angle(a, m=100, i=8, d_model=64)),
         "first_row": (32, lambda a: exercises.check_first_untrained_row(a, train_len=32, max_len=128)),
@@ -245,6 +264,9 @@ def _vector_forms(values: list[float]) -> list:
             lambda a: exercises.check_alibi_neutral_weight(a, n_heads=2),
         ),
         ("dynamic_ntk", [4097, 1 + 2.0 * (16384 / 4096 - 1)], lambda a: exercises.check_dynamic_ntk(a, **NTK)),
+        ("t5_buckets", [10, 26], lambda a: exercises.check_t5_buckets(a, 20)),
+        ("float_gaps", [1 / 16, 2.0**23, 2.0**24], lambda a: exercises.check_float_gaps(a)),
+        ("counter_jumps", [15, 31, 47], lambda a: exercises.check_counter_jumps(a)),
     ],
 )
 def test_every_form_of_a_right_vector_is_accepted(capsys, name, values, call):
