@@ -239,7 +239,7 @@ def computed_html(view: str, *, name: str, alt: str, initial: Mapping[str, Any] 
                 f'step="{c["step"]:g}" value="{c["value"]:g}">'
             )
         rows.append(
-            f'<span style="margin-right:1.2em;white-space:nowrap"><label for="{cid}">{text}</label> {control} '
+            f'<span style="display:inline-block;margin-right:1.2em;white-space:nowrap"><label for="{cid}">{text}</label> {control} '
             f'<output for="{cid}" data-for="{c["name"]}" style="font-weight:bold"></output></span>'
         )
     modules = ["core", *COMPUTED_VIEWS[view]["modules"], f"view_{view}"]

@@ -4,7 +4,7 @@
   "use strict";
   var C = B.core, S = B.sinusoidal;
   B.views.fingerprint = {
-    width: 520, height: 330,
+    width: 520, height: 345,
     compute: function (state) {
       var L = state.seq_len, row = S.dotByOffset(L, state.d_model, state.base);
       if (state.cosine) {

@@ -58,7 +58,7 @@
       return "Head width d = " + state.d_model + ", training length L = " + C.comma(state.original_max_len) + ", scale s = " +
         C.g(state.scale, 4) + ": " + v.first + " of " + half + " pairs turn within L and " + (half - v.first) + " never do; of those, " +
         RULES.map(function (n) { return n + " keeps " + v.kept[n]; }).join(", ") + " inside the angles trained at position sL; YaRN leaves " +
-        v.yarn_kept + " pairs exactly as trained.";
+        v.yarn_kept + (v.yarn_kept === 1 ? " pair" : " pairs") + " exactly as trained.";
     }
   };
 })(window.BookExplorers = window.BookExplorers || {});
