@@ -249,7 +249,7 @@ def computed_html(view: str, *, name: str, alt: str, initial: Mapping[str, Any] 
     return (
         f'<div class="computed-explorer" id="{uid}" style="border:1px solid #ccc;border-radius:4px;padding:0.5em">\n'
         f'<div class="cx-controls" style="margin-bottom:0.4em">{"".join(rows)}</div>\n'
-        f'<div style="overflow-x:auto"><div class="cx-figure" role="img" aria-label="{esc(alt)}" '
+        f'<div style="overflow:hidden"><div class="cx-figure" role="img" aria-label="{esc(alt)}" '
         f'aria-describedby="{uid}-alt"><canvas style="display:none"></canvas><svg aria-hidden="true"></svg></div></div>\n'
         f'<p class="cx-alt" id="{uid}-alt" aria-live="polite" style="font-size:85%;color:#555">'
         "This explorer computes its figure in the book's web page; in Jupyter, use the explorer above.</p>\n"

@@ -109,7 +109,6 @@
     this.holder = holder; this.width = width; this.height = height; this.parts = [];
     holder.style.position = "relative";
     holder.style.width = width + "px";
-    holder.style.maxWidth = "100%";
     this.canvases = holder.querySelectorAll("canvas");
   }
 
@@ -269,6 +268,11 @@
     svg.style.position = "absolute";
     svg.style.left = "0";
     svg.style.top = "0";
+    // A column narrower than the figure scales it down to fit.
+    var box = this.holder.parentNode, k = Math.min(1, box.clientWidth / this.width) || 1;
+    this.holder.style.transformOrigin = "0 0";
+    this.holder.style.transform = k < 1 ? "scale(" + k + ")" : "";
+    box.style.height = Math.ceil(this.height * k) + "px";
     this.parts = [];
   };
 
@@ -319,6 +323,7 @@
       el.addEventListener("change", update);
     });
     api.update = update;
+    window.addEventListener("resize", update);
     mounted[id] = api;
     update();
     return api;
