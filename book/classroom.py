@@ -1,10 +1,11 @@
-"""Reader editions, student copies and graded assignments of the chapters.
+"""Reader editions, student copies, graded assignments and the answer key of the chapters.
 
 Usage::
 
     python -m book.classroom reader OUT_DIR [--root DIR]
     python -m book.classroom student OUT_DIR [--notebooks DIR]
     python -m book.classroom assignments OUT_DIR [--root DIR] [--no-run-tests]
+    python -m book.classroom key OUT_DIR [--root DIR]
 
 ``reader`` writes every chapter and the teachers' page as a notebook that
 reads without MyST (``book.editions``: glued numbers inlined, citations,
@@ -33,6 +34,18 @@ the chapter's name followed by the exercise's label (``answer`` in
 ``ex-ch2-wavelength`` is ``answer_ex_ch2_wavelength``); the chapters keep
 their text.
 
+``assignment_questions`` lists every assignment's questions with their
+points and whether they are graded by hand, as otter reads them from the
+master notebooks (the teachers' page totals them).
+
+``key`` writes the answer key (``book._answer_key``): one document with
+every exercise by its label, its prompt, the chapter's solution (text and
+code), and for a self-checked exercise the values its check accepts,
+computed by running the solution, or the rubric of one graded by hand; as
+``OUT_DIR/answer-key.ipynb``, ``.md`` and ``.html``. A PDF needs a LaTeX
+toolchain: ``jupyter nbconvert --to pdf OUT_DIR/answer-key.ipynb`` (xelatex).
+The key is for teachers: it is never part of the website.
+
 ``unbound_names`` checks, without running anything, that a student copy
 still runs: every name a kept cell reads must be bound by an earlier kept
 cell, an import or a builtin, never only by a removed solution.
@@ -46,6 +59,7 @@ import contextlib
 import io
 import symtable
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -57,8 +71,12 @@ __all__ = [
     "write_reader_notebooks",
     "unbound_names",
     "assignment_notebooks",
+    "Question",
+    "questions",
+    "assignment_questions",
     "write_assignments",
     "assert_check",
+    "write_answer_key",
     "main",
 ]
 
@@ -248,6 +266,64 @@ def assignment_notebooks(root: Path) -> dict[str, nbformat.NotebookNode]:
     return out
 
 
+@dataclass(frozen=True)
+class Question:
+    """One otter question of an assignment, as its ``# BEGIN QUESTION`` cell configures it.
+
+    ``points`` is what otter gives for it (``book._assignments.POINTS`` for an
+    autograded question, one a rubric line for one graded by hand);
+    ``manual`` says whether a person grades it.
+    """
+
+    name: str
+    points: int
+    manual: bool
+
+
+def questions(nb: nbformat.NotebookNode) -> list[Question]:
+    """The questions of the otter master notebook ``nb``, in order.
+
+    Reads otter-grader 7.0.0's question configuration: the YAML after
+    ``# BEGIN QUESTION`` in a raw cell, with ``name``, ``points`` and
+    ``manual`` (false when absent, as in otter).
+
+    Raises:
+        TypeError: if ``nb`` is not a notebook.
+        ValueError: if a question has no name or its points are not a whole number of 0 or more.
+    """
+    import yaml
+
+    if not isinstance(nb, dict) or "cells" not in nb:
+        raise TypeError(f"nb must be a notebook (nbformat.NotebookNode), not {type(nb).__name__}")
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "raw" or not cell.source.startswith("# BEGIN QUESTION"):
+            continue
+        config = yaml.safe_load(cell.source) or {}
+        name, points = config.get("name"), config.get("points")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a question needs a name, got {config!r}")
+        if isinstance(points, bool) or not isinstance(points, int) or points < 0:
+            raise ValueError(f"points of {name} must be a whole number of 0 or more, got {points!r}")
+        found.append(Question(name, points, bool(config.get("manual", False))))
+    return found
+
+
+def assignment_questions(root: Path) -> dict[str, list[Question]]:
+    """The questions of every assignment of the book in ``root``, by assignment name.
+
+    The same masters that ``python -m book.classroom assignments`` hands to
+    ``otter assign`` (:func:`assignment_notebooks`), read by :func:`questions`.
+
+    Raises:
+        TypeError: if ``root`` is not a path.
+        FileNotFoundError, ValueError: as :func:`assignment_notebooks`.
+    """
+    if not isinstance(root, (str, Path)):
+        raise TypeError(f"root must be a path (str or pathlib.Path), not {type(root).__name__}")
+    return {name: questions(nb) for name, nb in assignment_notebooks(Path(root)).items()}
+
+
 def _refuse_rebound_names_read_by_tests(nb: nbformat.NotebookNode) -> None:
     """Otter runs the tests after the whole notebook, so a name a test reads must be bound only once."""
     from ._assignments import _TEST_DEF, names_read_by_tests
@@ -307,6 +383,28 @@ def write_assignments(root: Path, out_dir: Path, *, run_tests: bool = True) -> l
     return written
 
 
+def write_answer_key(root: Path, out_dir: Path) -> list[Path]:
+    """Write the answer key of the book in ``root`` into ``out_dir``; returns the paths written.
+
+    ``out_dir/answer-key.ipynb``, ``answer-key.md`` and ``answer-key.html``
+    hold every exercise of every chapter by its label, in the book's order:
+    its prompt, the chapter's solution (text and code), and, for an exercise
+    with a self-check, the answer the solution computes (run as the
+    assignments' autograder runs it, in the assignment's setup) with the
+    check's confirmation; an exercise graded by hand, and the written part of
+    a checked one, shows its rubric. Running the solutions takes a minute or
+    two (chapter 5 and 8's exercises train small models). For a PDF, run
+    ``jupyter nbconvert --to pdf`` on the notebook where xelatex is installed.
+
+    Raises:
+        FileNotFoundError: if ``root`` has no ``_toc.yml``.
+        RuntimeError: if a solution fails or its check does not accept what it computes.
+    """
+    from ._answer_key import write_answer_key as write
+
+    return write(root, out_dir)
+
+
 def _book_config(root: Path) -> dict[str, Any]:
     """The book's ``_config.yml``."""
     import yaml
@@ -331,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     ``write_reader_notebooks``; ``student OUT_DIR [--notebooks DIR]`` writes
     the students' copies with ``write_student_notebooks``;
     ``assignments OUT_DIR [--root DIR] [--no-run-tests]`` writes the otter
-    assignments with ``write_assignments``. Each prints every
+    assignments with ``write_assignments``; ``key OUT_DIR [--root DIR]`` the
+    answer key with ``write_answer_key``. Each prints every
     path written and returns 0. A
     missing folder or an invalid notebook exits through ``argparse`` with
     status 2 and the error message.
@@ -356,10 +455,15 @@ def main(argv: list[str] | None = None) -> int:
     graded.add_argument(
         "--no-run-tests", action="store_true", help="do not let otter assign run the tests against the solutions"
     )
+    key = sub.add_parser("key", help="write the answer key (every exercise, its solution and expected values)")
+    key.add_argument("out_dir", type=Path, help="folder to write answer-key.ipynb, .md and .html into")
+    _add_root(key)
     args = parser.parse_args(argv)
     try:
         if args.command == "reader":
             written = write_reader_notebooks(args.root, args.out_dir)
+        elif args.command == "key":
+            written = write_answer_key(args.root, args.out_dir)
         elif args.command == "assignments":
             written = write_assignments(args.root, args.out_dir, run_tests=not args.no_run_tests)
         else:

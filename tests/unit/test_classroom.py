@@ -231,3 +231,84 @@ def test_the_assignments_command_is_in_the_help_and_needs_the_book():
         text=True,
     )
     assert result.returncode == 2 and "no _toc.yml" in result.stderr
+
+
+def test_questions_read_otter_s_points_and_manual_flags(masters):
+    """The points are otter's: POINTS for an autograded question, one a rubric line for one graded by hand."""
+    for nb in masters.values():
+        found = classroom.questions(nb)
+        assert [q.name for q in found] == list(_questions(nb))
+        for q in found:
+            label = q.name.removesuffix("-written")
+            if not q.manual:
+                assert q.points == _assignments.POINTS
+            elif q.name.endswith("-written"):
+                assert q.points == len(_assignments.WRITTEN_PARTS[label])
+            else:
+                assert q.points == len(_assignments.RUBRICS[label])
+    part1 = classroom.questions(masters["part1-why-position"])
+    assert part1 == [
+        classroom.Question("ex-ch1-permutation", 2, False),
+        classroom.Question("ex-ch1-cross", 2, True),
+        classroom.Question("ex-ch1-pool", 2, True),
+    ]
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [("points: 2", "needs a name"), ("name: q\npoints: -1", "0 or more"), ("name: q\npoints: true", "whole number")],
+)
+def test_a_malformed_question_is_refused_clearly(config, message):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_raw_cell(f"# BEGIN QUESTION\n{config}")])
+    with pytest.raises(ValueError, match=message):
+        classroom.questions(nb)
+    with pytest.raises(TypeError, match="nb must be a notebook"):
+        classroom.questions("part1.ipynb")
+
+
+def test_assignment_questions_needs_the_book_s_repository(tmp_path):
+    with pytest.raises(TypeError, match="root must be a path"):
+        classroom.assignment_questions(None)
+    with pytest.raises(FileNotFoundError, match="no _toc.yml"):
+        classroom.assignment_questions(tmp_path)
+
+
+# --- the answer key (written in full by a background job: tests/notebooks/test_answer_key.py) ---
+
+
+def _wavelength(solution: str) -> _assignments.Exercise:
+    """Chapter 2's wavelength exercise with ``solution`` as its solution code."""
+    return _assignments.Exercise(
+        "ex-ch2-wavelength",
+        "02_sinusoidal.ipynb",
+        "### A wavelength by hand",
+        starter="answer = None\nexercises.check_wavelength(answer, i=3, d_model=64)",
+        solution_code=[solution + "\nassert exercises.check_wavelength(answer, i=3, d_model=64)"],
+    )
+
+
+def test_the_key_s_expected_values_come_from_running_the_solution_through_its_check():
+    from book import _answer_key
+
+    right = _answer_key.expected_values(
+        [_wavelength("answer = 2 * math.pi * 10000 ** (2 * 3 / 64)")], _assignments.SETUP
+    )
+    expected = right["ex-ch2-wavelength"]
+    assert expected.values == {"answer_ex_ch2_wavelength": repr(2 * 3.141592653589793 * 10000 ** (6 / 64))}
+    assert expected.verdict.startswith("Correct! Pair 3 repeats every")
+    with pytest.raises(RuntimeError, match="its check does not accept its solution"):
+        _answer_key.expected_values([_wavelength("answer = 10000 ** (2 * 3 / 64)")], _assignments.SETUP)
+    with pytest.raises(RuntimeError, match="its solution failed: NameError"):
+        _answer_key.expected_values([_wavelength("answer = nowhere")], _assignments.SETUP)
+
+
+def test_the_key_command_refuses_a_folder_without_the_book(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no _toc.yml"):
+        classroom.write_answer_key(tmp_path, tmp_path / "key")
+    result = subprocess.run(
+        [sys.executable, "-m", "book.classroom", "key", str(tmp_path / "key"), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "no _toc.yml" in result.stderr
+    assert not (tmp_path / "key").exists()

@@ -256,7 +256,9 @@ def test_teachers_edition_runs_in_the_repository_and_says_why_not_alone(tmp_path
             copy.deepcopy(nb), timeout=120, resources={"metadata": {"path": str(tmp_path / "alone")}}
         ).execute()
     (tmp_path / "clone" / "reader").mkdir(parents=True)
-    (tmp_path / "clone" / "notebooks").symlink_to(ROOT / "notebooks")
+    # what the page reads: the chapters, the table of contents and the files the assignments are built from
+    for name in ("notebooks", "_toc.yml", "_config.yml", "references.bib", "requirements.txt"):
+        (tmp_path / "clone" / name).symlink_to(ROOT / name)
     NotebookClient(nb, timeout=300, resources={"metadata": {"path": str(tmp_path / "clone" / "reader")}}).execute()
 
 
