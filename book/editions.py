@@ -16,8 +16,9 @@ is the same notebook with every Markdown cell turned into plain Markdown:
   or a section's title, linked to an anchor in the chapter's reader edition;
 - ``{py:obj}`` names become code linked to their entry in the website's
   library reference;
-- cells tagged ``website-only`` (the explorers' live twins, whose scripts a
-  notebook front end does not run, and the sentences about them) are
+- cells tagged ``website-only`` (the explorers' live twins and computed
+  explorers, whose scripts a notebook front end does not run, and the
+  sentences about them) are
   dropped; cells tagged ``remove-cell``, which the website leaves out, stay,
   so a chapter can say in its reader edition what only a notebook does;
 - exercises become headed sections, every Markdown cell of a solution a

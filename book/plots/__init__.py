@@ -9,7 +9,8 @@ explorer's state that ``book.widgets`` wires to controls):
 ``ch11_numerics`` and ``ch12_serving_stack``. Besides
 them, ``style`` holds the colours and matplotlib's defaults (``use_style``),
 ``live`` the live twins (an explorer precomputed at a grid of states, which
-runs in a web page with no kernel), and ``_common`` the helpers several
+runs in a web page with no kernel), ``computed`` the computed explorers (an
+explorer whose closed-form figure the web page computes at any state), and ``_common`` the helpers several
 chapters share (``heatmap``, ``cosine_similarity``).
 
 The style:
@@ -27,7 +28,7 @@ plots.heatmap(...)`` works whichever module defines the function.
 
 from __future__ import annotations
 
-from . import live, style
+from . import computed, live, style
 from ._common import cosine_similarity, heatmap
 from .ch01_order_blind import draw_order_explorer, order_panels
 from .ch02_sinusoidal import counter_and_sines, draw_pe_explorer, pe_overview, wavelengths_by_base
@@ -57,6 +58,7 @@ from .ch10_todays_models import (
 )
 from .ch11_numerics import draw_precision_explorer, rope_angle_errors
 from .ch12_serving_stack import batch_ids_panel, draw_sink_cache_explorer, packing_masks, sink_cache_panel
+from .computed import computed_controls, computed_explorer, computed_html, explorer_values
 from .live import figure_data_uri, live_html, live_state_grid, live_twin
 from .style import use_style
 
@@ -72,6 +74,8 @@ SIGNED_CMAP = style.SIGNED_CMAP
 POSITIVE_CMAP = style.POSITIVE_CMAP
 #: Most states one live twin may hold (each is an image in the page).
 LIVE_MAX_STATES = live.LIVE_MAX_STATES
+#: The formula modules and the controls of each computed explorer's view.
+COMPUTED_VIEWS = computed.COMPUTED_VIEWS
 
 __all__ = [
     # style
@@ -145,4 +149,10 @@ __all__ = [
     "live_state_grid",
     "live_html",
     "live_twin",
+    # computed explorers
+    "COMPUTED_VIEWS",
+    "computed_controls",
+    "computed_html",
+    "computed_explorer",
+    "explorer_values",
 ]

@@ -8,10 +8,12 @@ math, keep its headings in order, link only to pages and anchors that exist,
 stay under 3 MB (its own HTML and images; and all it transfers on a first
 visit, text gzip-compressed as a server sends it), and (for chapters with an
 explorer) carry its static twin. The pages include the library reference.
-Every chapter's explorer has a live twin that runs in the page: each of its
-controls, moved with no kernel and no network, changes the figure to that
-state's and shows the values chosen, and one state's image is the one the
-explorer's draw function produces.
+Every chapter's explorer has a live twin or a computed explorer that runs
+in the page: each control of a twin, moved with no kernel and no network,
+changes the figure to that state's and shows the values chosen, and one
+state's image is the one the explorer's draw function produces; each slider
+of a computed explorer, moved from the keyboard, redraws its figure and its
+text alternative.
 The animation player must play; a link to a function in the reference must
 lead to its entry; search must work, served and opened from file:// (the
 folder of files), with no console errors.
@@ -415,13 +417,6 @@ def _chapter8_results():
     }
 
 
-def _rope_pair():
-    import torch
-
-    q, k = torch.randn(2, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(10))
-    return {"q": q, "k": k}
-
-
 def _chapter10_plans():
     import transformers
     from transformers import (
@@ -473,24 +468,7 @@ LIVE_TWINS = {
         _order_model,
         {"order": ("4 3 2 1 0", (4, 3, 2, 1, 0)), "positional": ("on", True), "causal": ("off", False)},
     ),
-    "notebooks/02_sinusoidal": (
-        "draw_pe_explorer",
-        dict,
-        {"d_model": ("16", 16), "base": ("100", 100.0), "dim": ("6", 6)},
-    ),
-    "notebooks/03_rotation": ("draw_rotation_explorer", dict, {"pos": ("10", 10), "k": ("-4", -4)}),
-    "notebooks/04_fingerprints": (
-        "draw_fingerprint_explorer",
-        dict,
-        {"d_model": ("16", 16), "base": ("100", 100.0), "seq_len": ("64", 64), "cosine": ("off", False)},
-    ),
     "notebooks/05_learned": ("draw_learned_table_explorer", _untrained_table, {"step": ("0", 0)}),
-    "notebooks/06_rope": ("draw_rope_explorer", _rope_pair, {"m": ("9", 9), "n": ("0", 0), "pair": ("7", 7)}),
-    "notebooks/07_relative": (
-        "draw_alibi_explorer",
-        dict,
-        {"n_heads": ("12", 12), "head": ("3", 3), "seq_len": ("64", 64)},
-    ),
     "notebooks/08_extrapolation": (
         "draw_results_explorer",
         _chapter8_results,
@@ -529,14 +507,31 @@ LIVE_TWINS = {
 }
 
 
-def test_every_explorer_chapter_has_a_live_twin():
+#: The chapters whose explorer the page computes (book.plots.computed), by view.
+COMPUTED = {
+    "notebooks/02_sinusoidal": "pe",
+    "notebooks/03_rotation": "rotation",
+    "notebooks/04_fingerprints": "fingerprint",
+    "notebooks/06_rope": "rope",
+    "notebooks/07_relative": "alibi",
+}
+
+
+def test_every_explorer_chapter_has_a_live_twin_or_a_computed_explorer():
     with_explorer = {
         p
         for p in PAGES
         if p.startswith("notebooks/")
         and "from book.widgets import" in (ROOT / f"{p}.ipynb").read_text(encoding="utf-8")
     }
-    assert {_twin(name)[0] for name in LIVE_TWINS} == with_explorer
+    pages = {_twin(name)[0] for name in LIVE_TWINS}
+    assert not pages & set(COMPUTED)
+    assert pages | set(COMPUTED) == with_explorer
+    for name, view in COMPUTED.items():
+        cells = json.loads((ROOT / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+        source = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        assert re.search(rf'computed_explorer\(\s*"{view}"', source), f"{name} has no computed {view} explorer"
+        assert "live_twin(" not in source, f"{name} still has a live twin"
 
 
 def _pixels(uri: str):
@@ -623,3 +618,27 @@ def test_live_twin_shows_the_draw_functions_figure(visits, name):
     assert got.shape == want.shape, f"{name}: image {got.shape} is not the draw function's {want.shape}"
     differing = float((abs(got - want).max(axis=-1) > 8).mean())
     assert differing < 0.002, f"{name}: {differing:.2%} of the pixels differ from the draw function's figure"
+
+
+@pytest.mark.parametrize("name", list(COMPUTED))
+def test_computed_explorer_runs_in_the_built_page(visits, name):
+    """The chapter's computed explorer in the built page (no kernel, no network):
+    one explorer, its figure drawn, and moving each slider from the keyboard
+    changes the figure, the value shown and the text alternative. Its numbers
+    are compared with book's in tests/site/test_computed_explorers.py."""
+    visit = visits[name]
+    page = visit.page
+    root = page.locator("article .computed-explorer")
+    assert root.count() == 1, f"{name} has no computed explorer"
+    assert page.locator("article .live-twin").count() == 0
+    shown = "e => [e.querySelector('svg').innerHTML, e.querySelector('.cx-alt').textContent]"
+    before = root.evaluate(shown)
+    assert "<path" in before[0] and "book's web page" not in before[1], f"{name}: the explorer did not draw"
+    for slider in root.locator("input[type=range]").all():
+        value = slider.input_value()
+        slider.focus()
+        page.keyboard.press("ArrowRight" if value != slider.get_attribute("max") else "ArrowLeft")
+        after = root.evaluate(shown)
+        assert slider.input_value() != value and after != before, f"{name}: {slider.get_attribute('data-param')}"
+        before = after
+    assert not visit.errors, f"console errors on {name} after moving the controls: {visit.errors}"

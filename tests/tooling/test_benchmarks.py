@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,3 +282,19 @@ def test_experiment_speed_budgets_print_each_time_beside_its_budget(monkeypatch,
     out = capsys.readouterr().out
     assert "| 28.0 s | 35 s | 0.80x |" in out and "| --suite --task recall | 450.0 s | 600 s | 0.75x |" in out
     assert calls[1][2:5] == ["book.experiments", "--suite", "--task"] and "--output" in calls[1]
+
+
+def test_explorer_frame_script_times_a_computed_explorer_beside_its_twin(capsys):
+    """The browser benchmark at a tiny size (two inputs, one explorer); skipped without Chromium."""
+    import importlib.util
+
+    from tests.conftest import _browser_or_skip
+
+    _browser_or_skip()
+    spec = importlib.util.spec_from_file_location("explorer_frame", ROOT / "benchmarks" / "explorer_frame.py")
+    explorer_frame = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(explorer_frame)
+    explorer_frame.main(["--inputs", "2", "--views", "alibi"])
+    out = capsys.readouterr().out
+    assert "| explorer | computed in the page | live twin's switch |" in out
+    assert re.search(r"^\| alibi \| [\d.]+ / [\d.]+ \([\d.]+\) \| [\d.]+ / [\d.]+ \([\d.]+\) \|$", out, re.M), out

@@ -84,18 +84,18 @@ WEBSITE_WORDS = ("no Python kernel", "rocket", "runs in this page", "work in thi
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
 def test_live_twins_and_their_sentences_stay_on_the_website(readers, path):
-    """A live twin is HTML with scripts: dead sliders in a notebook, whose own explorer runs instead.
+    """A live twin or computed explorer is HTML with scripts: dead sliders in a notebook, whose own explorer runs instead.
     Its cell and the sentences about it are tagged website-only, and the reader edition drops them."""
     original = nbformat.read(path, as_version=4)
     for cell in original.cells:
         tags = cell.metadata.get("tags", [])
         website_words = cell.cell_type == "markdown" and any(w in cell.source for w in WEBSITE_WORDS)
-        if "live_twin(" in cell.source or website_words:
+        if "live_twin(" in cell.source or "computed_explorer(" in cell.source or website_words:
             assert editions.WEBSITE_ONLY in tags, f"{path.name}: tag this cell website-only: {cell.source[:80]!r}"
     nb, _ = readers[path]
     assert not [c for c in nb.cells if editions.WEBSITE_ONLY in c.metadata.get("tags", [])]
     outputs = str([c.outputs for c in nb.cells if c.cell_type == "code"])
-    assert 'class="live-twin"' not in outputs
+    assert 'class="live-twin"' not in outputs and 'class="computed-explorer"' not in outputs
     assert not [w for w in WEBSITE_WORDS if w in markdown_of(nb)]
     if "from book.widgets import" in str([c.source for c in original.cells]):
         # ... and the reader edition says instead how its own explorer runs
