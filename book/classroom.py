@@ -19,8 +19,9 @@ everything else are kept. The chapters in ``notebooks/`` are not modified.
 ``assignments`` writes one otter-grader assignment per part of the book
 (the parts of ``_toc.yml``, five in all) and runs ``otter assign`` on each:
 ``OUT_DIR/<name>/<name>.ipynb`` is the master notebook, ``OUT_DIR/<name>/student/``
-the notebook to hand out, ``OUT_DIR/<name>/autograder/`` the solutions and
-the autograder zip that ``otter run`` and Gradescope grade with. Every
+the notebook to hand out with the book's wheel, ``OUT_DIR/<name>/autograder/`` the solutions and
+the autograder zip that ``otter run`` and Gradescope grade with, whose environment
+installs the book from the wheel it ships (no git tag, no network for the book). Every
 exercise is one question: those with a self-check are autograded by it
 (a public test that prints its hint, a hidden test that gives the points),
 the others are graded by hand with a rubric, and so is what a checked
@@ -35,7 +36,7 @@ their text.
 
 ``assignment_questions`` lists every assignment's questions with their
 points and whether they are graded by hand, as otter reads them from the
-master notebooks (the teachers' page totals them).
+master notebooks (the teachers' page reads each master with ``questions``).
 
 ``unbound_names`` checks, without running anything, that a student copy
 still runs: every name a kept cell reads must be bound by an earlier kept
