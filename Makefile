@@ -1,5 +1,7 @@
 # Two commands do all the set-up on a fresh machine (see README.md):
 #   make book   - build the website into _build/html (opens from _build/html/index.html)
+#   make book-student - the website without solutions (_config_student.yml) into
+#                 _build/student/_build/html, for a class
 #   make test   - run every test: library, notebooks (nbval, also under other CPU kernels),
 #                 student copies, strict book build, browser and JupyterLab tests
 #   make reader - write the reader editions (reader/: no MyST, for Binder, Colab, download)
@@ -12,7 +14,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-fast test-unit test-notebooks test-site lab notebooks reader clean
+.PHONY: book book-student test test-fast test-unit test-notebooks test-site lab notebooks reader clean
 
 $(STAMP): requirements.txt requirements-reader.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,11 +26,15 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "Open the book: file://$(CURDIR)/_build/html/index.html"
 
+book-student: $(STAMP)
+	$(BIN)/jupyter-book build . --config _config_student.yml --path-output _build/student -W -n --keep-going
+	@echo "Open the student site: file://$(CURDIR)/_build/student/_build/html/index.html"
+
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" --ignore=tests/site/test_browser.py --ignore=tests/site/test_jupyterlab.py
+	$(BIN)/python -m pytest -m "not slow" --ignore=tests/site/test_browser.py --ignore=tests/site/test_accessibility.py --ignore=tests/site/test_jupyterlab.py
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit

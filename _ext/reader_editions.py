@@ -6,7 +6,10 @@ current) read without MyST. On every page that has one, this extension points
 the theme's Binder and Colab buttons at that file, at the git tag of this
 edition (``v`` + ``book.__version__``), and the ``.ipynb`` download button at
 its copy in the site (``reader/`` is copied into the build), so no reader is
-handed the MyST source. A notebook whose metadata says
+handed the MyST source. On the student site (sphinx-exercise's
+``hide_solutions`` on, ``_config_student.yml``) the launch buttons are
+removed, since they open the full editions on GitHub, and the copies in the
+site leave out every cell tagged ``solution``. A notebook whose metadata says
 ``"book": {"needs_repository": true}`` (the teachers' page, which reads the
 chapters' sources) gets no Colab button: Colab opens the file alone, while
 Binder opens a clone of the repository.
@@ -37,6 +40,8 @@ def _repo(app: Sphinx) -> tuple[str, str]:
 
 
 def _point_buttons(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if app.config.hide_solutions:  # the student site: no button opens an edition with its solutions
+        context["header_buttons"] = [g for g in context.get("header_buttons", []) if g.get("label") != "launch-buttons"]
     name = f"{Path(pagename).name}.ipynb"
     if not (Path(app.srcdir) / FOLDER / name).is_file() or context.get("page_source_suffix") != ".ipynb":
         return
@@ -64,10 +69,16 @@ def _copy_editions(app: Sphinx, exception) -> None:
         target = Path(app.outdir) / FOLDER
         target.mkdir(exist_ok=True)
         for path in sorted((Path(app.srcdir) / FOLDER).glob("*.ipynb")):
-            shutil.copy2(path, target / path.name)
+            if not app.config.hide_solutions:
+                shutil.copy2(path, target / path.name)
+                continue
+            edition = json.loads(path.read_text(encoding="utf-8"))
+            edition["cells"] = [c for c in edition["cells"] if "solution" not in c.get("metadata", {}).get("tags", [])]
+            (target / path.name).write_text(json.dumps(edition, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:
+    app.setup_extension("sphinx_exercise")  # its hide_solutions config value
     app.connect("html-page-context", _point_buttons, priority=900)  # after the theme builds the buttons
     app.connect("build-finished", _copy_editions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

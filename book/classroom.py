@@ -1,10 +1,11 @@
-"""Reader editions, student copies and graded assignments of the chapters.
+"""Reader editions, student copies, graded assignments and the answer key of the chapters.
 
 Usage::
 
     python -m book.classroom reader OUT_DIR [--root DIR]
     python -m book.classroom student OUT_DIR [--notebooks DIR]
     python -m book.classroom assignments OUT_DIR [--root DIR] [--no-run-tests]
+    python -m book.classroom key OUT_DIR [--root DIR]
 
 ``reader`` writes every chapter and the teachers' page as a notebook that
 reads without MyST (``book.editions``: glued numbers inlined, citations,
@@ -38,6 +39,14 @@ their text.
 points and whether they are graded by hand, as otter reads them from the
 master notebooks (the teachers' page reads each master with ``questions``).
 
+``key`` writes the answer key (``book._answer_key``): one document with
+every exercise by its label, its prompt, the chapter's solution (text and
+code), and for a self-checked exercise the values its check accepts,
+computed by running the solution, or the rubric of one graded by hand; as
+``OUT_DIR/answer-key.ipynb``, ``.md`` and ``.html``. A PDF needs a LaTeX
+toolchain: ``jupyter nbconvert --to pdf OUT_DIR/answer-key.ipynb`` (xelatex).
+The key is for teachers: it is never part of the website.
+
 ``unbound_names`` checks, without running anything, that a student copy
 still runs: every name a kept cell reads must be bound by an earlier kept
 cell, an import or a builtin, never only by a removed solution.
@@ -69,6 +78,7 @@ __all__ = [
     "assignment_questions",
     "write_assignments",
     "assert_check",
+    "write_answer_key",
     "main",
 ]
 
@@ -386,6 +396,28 @@ def write_assignments(root: Path, out_dir: Path, *, run_tests: bool = True) -> l
     return written
 
 
+def write_answer_key(root: Path, out_dir: Path) -> list[Path]:
+    """Write the answer key of the book in ``root`` into ``out_dir``; returns the paths written.
+
+    ``out_dir/answer-key.ipynb``, ``answer-key.md`` and ``answer-key.html``
+    hold every exercise of every chapter by its label, in the book's order:
+    its prompt, the chapter's solution (text and code), and, for an exercise
+    with a self-check, the answer the solution computes (run as the
+    assignments' autograder runs it, in the assignment's setup) with the
+    check's confirmation; an exercise graded by hand, and the written part of
+    a checked one, shows its rubric. Running the solutions takes a minute or
+    two (chapter 5 and 8's exercises train small models). For a PDF, run
+    ``jupyter nbconvert --to pdf`` on the notebook where xelatex is installed.
+
+    Raises:
+        FileNotFoundError: if ``root`` has no ``_toc.yml``.
+        RuntimeError: if a solution fails or its check does not accept what it computes.
+    """
+    from ._answer_key import write_answer_key as write
+
+    return write(root, out_dir)
+
+
 def _book_config(root: Path) -> dict[str, Any]:
     """The book's ``_config.yml``."""
     import yaml
@@ -410,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     ``write_reader_notebooks``; ``student OUT_DIR [--notebooks DIR]`` writes
     the students' copies with ``write_student_notebooks``;
     ``assignments OUT_DIR [--root DIR] [--no-run-tests]`` writes the otter
-    assignments with ``write_assignments``. Each prints every
+    assignments with ``write_assignments``; ``key OUT_DIR [--root DIR]`` the
+    answer key with ``write_answer_key``. Each prints every
     path written and returns 0. A
     missing folder or an invalid notebook exits through ``argparse`` with
     status 2 and the error message.
@@ -435,10 +468,15 @@ def main(argv: list[str] | None = None) -> int:
     graded.add_argument(
         "--no-run-tests", action="store_true", help="do not let otter assign run the tests against the solutions"
     )
+    key = sub.add_parser("key", help="write the answer key (every exercise, its solution and expected values)")
+    key.add_argument("out_dir", type=Path, help="folder to write answer-key.ipynb, .md and .html into")
+    _add_root(key)
     args = parser.parse_args(argv)
     try:
         if args.command == "reader":
             written = write_reader_notebooks(args.root, args.out_dir)
+        elif args.command == "key":
+            written = write_answer_key(args.root, args.out_dir)
         elif args.command == "assignments":
             written = write_assignments(args.root, args.out_dir, run_tests=not args.no_run_tests)
         else:

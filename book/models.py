@@ -27,7 +27,7 @@ Where each scheme enters:
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Literal, Sequence, get_args
+from typing import Any, Callable, Literal, NamedTuple, Sequence, get_args
 
 import torch
 from torch import nn
@@ -49,6 +49,8 @@ __all__ = [
     "accuracy_by_position",
     "rope_layers",
     "NOPE_INTERVAL",
+    "LayerPositions",
+    "layer_positions",
 ]
 
 Scheme = Literal["none", "sinusoidal", "learned", "rope", "alibi", "t5", "rope_nope"]
@@ -81,6 +83,108 @@ def rope_layers(n_layers: int, interval: int = NOPE_INTERVAL) -> list[int]:
     n_layers = check_positive_int("n_layers", n_layers)
     interval = check_positive_int("interval", interval)
     return [int((i + 1) % interval != 0) for i in range(n_layers)]
+
+
+class LayerPositions(NamedTuple):
+    """How one layer of a released model's config places positions (``layer_positions``).
+
+    Fields, in order: ``kind``, the layer's entry of ``layer_types``
+    (``"full_attention"`` when the config has none); ``rope``, whether the
+    layer rotates queries and keys (False for a layer without position,
+    NoPE); ``base``, RoPE's base ``rope_theta`` of the layer's kind;
+    ``fraction``, the share of the ``head_dim / 2`` pairs that turn (p-RoPE's
+    ``partial_rotary_factor``, else 1); ``head_dim``, the rotated head width
+    (``qk_rope_head_dim`` for DeepSeek's MLA); ``span``, the longest reach of
+    its offsets (its sliding window, chunk or training length);
+    ``rope_type``, the rope type of its kind (``"default"``,
+    ``"proportional"``, ``"yarn"``, ...).
+    """
+
+    kind: str
+    rope: bool
+    base: float
+    fraction: float
+    head_dim: int
+    span: int
+    rope_type: str
+
+
+def layer_positions(config: Any) -> list[LayerPositions]:
+    """Read, layer by layer, how a transformers config places positions.
+
+    Duck-typed on a transformers ``PreTrainedConfig`` (transformers 5.24.0;
+    nothing is imported or downloaded), with these rules, each read in that
+    version's code:
+
+    * kind: ``config.layer_types[i]``, or ``"full_attention"`` without it.
+    * rope: ``no_rope_layers[i] == 1`` where the config has ``no_rope_layers``
+      (``Llama4TextConfig``, ``SmolLM3Config``); for ``model_type ==
+      "cohere2"``, only the ``"sliding_attention"`` layers
+      (``Cohere2Attention.forward`` calls ``apply_rotary_pos_emb`` only ``if
+      self.sliding_window is not None``); otherwise every layer.
+    * base, rope type, fraction: ``rope_parameters`` (the dict of the layer's
+      kind where there is one per kind); fraction is
+      ``partial_rotary_factor`` for the rope type ``"proportional"`` (p-RoPE),
+      else 1.
+    * head width: ``qk_rope_head_dim`` where it exists (MLA's rotated part),
+      else the layer's ``per_layer_config[i].head_dim`` (Gemma 4's differ by
+      kind), else ``head_dim``, else ``hidden_size // num_attention_heads``.
+    * span: ``sliding_window`` for a ``"sliding_attention"`` layer (for
+      ModernBERT, which sets it to half of ``local_attention``, the offsets on
+      one side), ``attention_chunk_size`` for ``"chunked_attention"``
+      (Llama 4), else the training length: the rope parameters'
+      ``original_max_position_embeddings`` where a scaling rule gives it (the
+      length before stretching), else ``max_position_embeddings``.
+
+    The scaling rule itself (``rope_type`` other than ``"default"`` and
+    ``"proportional"``) is reported, not applied: ``base`` is the unscaled base.
+
+    Raises:
+        TypeError: if ``config`` has no ``rope_parameters`` dict or no
+            ``num_hidden_layers``.
+        ValueError: if ``layer_types`` or ``no_rope_layers`` do not have one
+            entry per layer, or a kind has no rope parameters.
+    """
+    params = getattr(config, "rope_parameters", None)
+    n = getattr(config, "num_hidden_layers", None)
+    if not isinstance(params, dict) or isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(
+            "config must be a transformers config with a rope_parameters dict and num_hidden_layers, "
+            f"got {type(config).__name__}"
+        )
+    kinds = list(getattr(config, "layer_types", None) or ["full_attention"] * n)
+    no_rope = getattr(config, "no_rope_layers", None)
+    for name, seq in (("layer_types", kinds), ("no_rope_layers", no_rope)):
+        if seq is not None and len(seq) != n:
+            raise ValueError(f"config.{name} must have one entry per layer ({n}), got {len(seq)}")
+    per_kind = all(isinstance(v, dict) for v in params.values())
+    per_layer = getattr(config, "per_layer_config", None)
+    out = []
+    for i, kind in enumerate(kinds):
+        p = params.get(kind) if per_kind else params
+        if not isinstance(p, dict):
+            raise ValueError(f"config.rope_parameters has no entry for the layer kind {kind!r}")
+        if no_rope is not None:
+            rope = bool(no_rope[i])
+        elif getattr(config, "model_type", None) == "cohere2":
+            rope = kind == "sliding_attention"
+        else:
+            rope = True
+        rope_type = str(p.get("rope_type", "default"))
+        fraction = float(p.get("partial_rotary_factor", 1.0)) if rope_type == "proportional" else 1.0
+        head = getattr(config, "qk_rope_head_dim", None)
+        if head is None and per_layer is not None:
+            head = getattr(per_layer[i], "head_dim", None)
+        if head is None:
+            head = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        if kind == "sliding_attention":
+            span = config.sliding_window
+        elif kind == "chunked_attention":
+            span = config.attention_chunk_size
+        else:
+            span = p.get("original_max_position_embeddings") or config.max_position_embeddings
+        out.append(LayerPositions(kind, rope, float(p["rope_theta"]), fraction, int(head), int(span), rope_type))
+    return out
 
 
 class _Block(nn.Module):

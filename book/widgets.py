@@ -19,6 +19,7 @@ from .demos import TinySelfAttention
 from .plots import (
     draw_alibi_explorer,
     draw_fingerprint_explorer,
+    draw_layer_pattern_explorer,
     draw_learned_table_explorer,
     draw_order_explorer,
     draw_pe_explorer,
@@ -41,6 +42,7 @@ __all__ = [
     "results_explorer",
     "scaling_explorer",
     "two_bases_explorer",
+    "layer_pattern_explorer",
     "precision_explorer",
 ]
 
@@ -290,6 +292,28 @@ def two_bases_explorer(d_model: int = 256, context: int = 131072):
         )
 
     return _explorer([[local, glob], [window]], draw)
+
+
+def layer_pattern_explorer(plans: Mapping[str, Sequence[Any]]):
+    """Choose a model and see its layers (RoPE or no position; whole context,
+    window or chunk) and which RoPE pairs each kind of layer turns within the
+    offsets it sees (chapter 10). ``plans`` maps a model's name to
+    ``book.models.layer_positions`` of its config. Drawn by
+    ``book.plots.draw_layer_pattern_explorer``.
+
+    Raises:
+        ValueError: if ``plans`` is empty.
+    """
+    import ipywidgets as w
+
+    if not isinstance(plans, Mapping) or len(plans) == 0:
+        raise ValueError("plans must map at least one model name to its layer_positions")
+    model = w.Dropdown(options=list(plans), value=next(iter(plans)), description="model")
+
+    def draw() -> plt.Figure:
+        return draw_layer_pattern_explorer(model=model.value, plans=plans)
+
+    return _explorer([[model]], draw)
 
 
 def precision_explorer(d_model: int = 128):

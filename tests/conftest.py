@@ -11,8 +11,10 @@ draws with Agg in the test process; the backend is chosen here, not through
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -62,13 +64,35 @@ def browser():
 #: (page, own bytes, first-visit transfer bytes), filled by the browser test.
 PAGE_WEIGHTS: list[tuple[str, int, int]] = []
 
+#: Every page's first-visit transfer, measured on an earlier build (the file says which).
+PAGE_WEIGHT_BASELINE = Path(__file__).parent / "site" / "page_weights.json"
+
+#: (auditor, pages audited, seconds), filled by the accessibility test.
+AUDIT: list[tuple[str, int, float]] = []
+
+
+def weight_change(page: str, transfer: int, baseline: dict[str, int]) -> str:
+    """The baseline's first visit beside today's and the change, or "new" for a
+    page the baseline does not have."""
+    if page not in baseline:
+        return "baseline        new"
+    before = baseline[page]
+    change = f"{(transfer - before) / before:+.1%}" if before else "n/a"
+    return f"baseline {before:>11,} B   change {transfer - before:>+10,} B ({change})"
+
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """Report every page's weight at the end of the run (the browser test measures it)."""
-    if not PAGE_WEIGHTS:
-        return
-    terminalreporter.section("page weights (limit 3 MB each)")
-    for page, own, transfer in sorted(PAGE_WEIGHTS):
-        terminalreporter.write_line(
-            f"{page:<32} HTML and images {own:>11,} B   first visit, gzip text {transfer:>11,} B"
-        )
+    """Report every page's weight at the end of the run (the browser test measures
+    it), beside the committed baseline, and how long the accessibility audit took."""
+    if PAGE_WEIGHTS:
+        data = json.loads(PAGE_WEIGHT_BASELINE.read_text(encoding="utf-8"))
+        terminalreporter.section("page weights (limit 3 MB each)")
+        terminalreporter.write_line(f"baseline: {data['measured']}")
+        for page, own, transfer in sorted(PAGE_WEIGHTS):
+            terminalreporter.write_line(
+                f"{page:<32} HTML and images {own:>11,} B   first visit, gzip text {transfer:>11,} B   "
+                + weight_change(page, transfer, data["pages"])
+            )
+    for auditor, pages, seconds in AUDIT:
+        terminalreporter.section("accessibility audit")
+        terminalreporter.write_line(f"{auditor}: {pages} pages in {seconds:.0f} s")

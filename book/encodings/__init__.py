@@ -27,7 +27,8 @@ Conventions used throughout the book (each is tested):
 
 The package has one module per scheme: ``sinusoidal``, ``learned``, ``rope``,
 ``alibi`` and ``t5``; ``rope_variants`` holds RoPE as recent models vary it
-(p-RoPE's frequencies, M-RoPE's angles); ``relative`` holds the family of relative biases that T5's
+(p-RoPE's frequencies, M-RoPE's angles), ``rope_2d`` RoPE for the
+row and column of an image patch (axial and mixed frequencies); ``relative`` holds the family of relative biases that T5's
 buckets and ALiBi belong to (Shaw et al., 2018), and ``sinusoidal_geometry`` the
 properties of the sinusoidal encoding that chapters 2 and 3 derive, and
 ``position_ids`` the position ids of padded and packed batches. Everything
@@ -51,6 +52,7 @@ from .rope import (
     rope_layout_permutation,
     shift_rope,
 )
+from .rope_2d import axial_rope_angles, axial_rope_frequencies, mixed_rope_angles, mixed_rope_frequencies
 from .rope_variants import mrope_angles, proportional_frequencies
 from .sinusoidal import frequencies, layout_permutation, rotation_matrix, sinusoidal, sinusoidal_at
 from .sinusoidal_geometry import cosine_integral, dot_by_offset, shift_fit_residual, step_norm_squared
@@ -71,6 +73,10 @@ __all__ = [
     "rope_expected_score",
     "proportional_frequencies",
     "mrope_angles",
+    "axial_rope_frequencies",
+    "axial_rope_angles",
+    "mixed_rope_frequencies",
+    "mixed_rope_angles",
     "alibi_slopes",
     "alibi_bias",
     "alibi_bias_values",

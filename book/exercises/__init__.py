@@ -31,7 +31,7 @@ from .ch06_rope import check_rope_angle
 from .ch07_relative import check_alibi_slopes, check_read_positions, check_t5_buckets
 from .ch08_extrapolation import check_alibi_neutral_weight, check_first_untrained_row, check_rope_stretch
 from .ch09_long_context import check_dynamic_ntk, check_turned_pairs, check_yarn_pairs
-from .ch10_todays_models import check_mrope_patch, check_prope_pairs, check_two_bases
+from .ch10_todays_models import check_axial_patch, check_mrope_patch, check_prope_pairs, check_two_bases
 from .ch11_numerics import check_cache_rounding_error, check_float_gaps, check_rope_traffic
 
 __all__ = [  # in chapter order, the order of the reference page
@@ -62,6 +62,7 @@ __all__ = [  # in chapter order, the order of the reference page
     "check_two_bases",
     "check_prope_pairs",
     "check_mrope_patch",
+    "check_axial_patch",
     "check_float_gaps",
     "check_cache_rounding_error",
     "check_rope_traffic",

@@ -1,6 +1,7 @@
 """Self-checks of chapter 10, *Positions in today's models* (``notebooks/10_todays_models``).
 
-Checks, in the chapter's order: ``check_two_bases``, ``check_prope_pairs``, ``check_mrope_patch``.
+Checks, in the chapter's order: ``check_two_bases``, ``check_prope_pairs``, ``check_mrope_patch``,
+``check_axial_patch``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from typing import Any, Sequence
 import torch
 
 from .._validate import check_positive_int, check_real
+from ..encodings.rope_2d import AxialConvention
 from ._feedback import _is_complex, _real_tensor, _verdict, _whole_list, _whole_number, diagnose
 
 __all__ = [
     "check_two_bases",
     "check_prope_pairs",
     "check_mrope_patch",
+    "check_axial_patch",
 ]
 
 _AXES = ("time", "height", "width")
@@ -226,3 +229,59 @@ def check_mrope_patch(
         return _verdict(False, hint)
     n_right = sum(same(got[i : i + 1], right[i : i + 1]) for i in range(half))
     return _verdict(False, f"{n_right} of the {half} angles are right; check which axis each frequency takes.")
+
+
+def check_axial_patch(
+    answer: Any, d_model: int, *, row: int, col: int, base: float = 10000.0, convention: AxialConvention = "rope-vit"
+) -> bool:
+    """Chapter 10: the RoPE-Axial angle of each of the ``d_model / 2`` pairs
+    for the patch in row ``row``, column ``col``
+    (``book.encodings.axial_rope_angles``, convention ``"rope-vit"``:
+    the first ``d/4`` pairs turn by the column, the rest by the row, each
+    with ``base^(-4j/d)``). ``answer`` holds the ``d/2`` angles in radians;
+    each may differ from the right one by whole turns and by up to ``1e-3``
+    (an answer rounded to 3 decimals passes). Recognises the row and column
+    swapped, 1-D RoPE's angles at the row or at the column, and the other
+    convention.
+
+    Raises:
+        TypeError / ValueError: as ``axial_rope_frequencies`` for bad settings,
+            or if ``row`` or ``col`` is not a non-negative integer.
+    """
+    from .._validate import check_nonneg_int
+    from ..encodings import axial_rope_frequencies, frequencies
+
+    r = check_nonneg_int("row", row)
+    c = check_nonneg_int("col", col)
+    freqs = axial_rope_frequencies(d_model, base=base, convention=convention)
+    right = r * freqs[0] + c * freqs[1]
+    half = d_model // 2
+    if _is_complex(answer):
+        return _verdict(False, "Angles are real numbers; this answer has complex entries.")
+    got = None if isinstance(answer, (str, bytes, dict, set, frozenset)) else _real_tensor(answer)
+    if got is None or got.numel() != half:
+        return _verdict(False, f"Give {half} angles, one per pair, in radians.")
+    got = got.flatten()
+    if not bool(torch.isfinite(got).all()):
+        return _verdict(False, "Every angle is a finite number of radians.")
+
+    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
+        diff = torch.remainder(a - b + math.pi, 2 * math.pi) - math.pi
+        return bool((diff.abs() <= 1e-3).all())  # to 3 decimals: rounded answers pass
+
+    if same(got, right):
+        return _verdict(True, "Each pair turns by one coordinate: its axis's id times base^(-4j/d).")
+    other: AxialConvention = "pixtral" if convention == "rope-vit" else "rope-vit"
+    other_freqs = axial_rope_frequencies(d_model, base=base, convention=other)
+    one_d = frequencies(d_model, base=base)
+    mistakes = [
+        (c * freqs[0] + r * freqs[1], "Row and column are swapped: see which pairs the convention gives each axis."),
+        (r * one_d, "That is 1-D RoPE at the row: in 2-D, each pair turns by one axis only, with base^(-4j/d)."),
+        (c * one_d, "That is 1-D RoPE at the column: in 2-D, each pair turns by one axis only, with base^(-4j/d)."),
+        (r * other_freqs[0] + c * other_freqs[1], f"That is the {other!r} convention, not {convention!r}."),
+    ]
+    hint = diagnose(got, mistakes, same=same)
+    if hint is not None:
+        return _verdict(False, hint)
+    n_right = sum(same(got[i : i + 1], right[i : i + 1]) for i in range(half))
+    return _verdict(False, f"{n_right} of the {half} angles are right; check which axis each pair takes.")

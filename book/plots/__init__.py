@@ -46,10 +46,13 @@ from .ch07_relative import alibi_panel, draw_alibi_explorer, relative_bias_rows
 from .ch08_extrapolation import draw_results_explorer, experiment_curves, loss_curves, range_bars
 from .ch09_long_context import draw_scaling_explorer, scaling_ratios, wavelength_panel
 from .ch10_todays_models import (
+    draw_layer_pattern_explorer,
     draw_two_bases_explorer,
+    layer_pattern_counts,
     mrope_axes_panel,
     prope_scores,
     prope_vs_partial,
+    rope_2d_panel,
     two_bases_panel,
 )
 from .ch11_numerics import draw_precision_explorer, rope_angle_errors
@@ -124,6 +127,9 @@ __all__ = [
     "prope_scores",
     "mrope_axes_panel",
     "draw_two_bases_explorer",
+    "rope_2d_panel",
+    "layer_pattern_counts",
+    "draw_layer_pattern_explorer",
     # chapter 11
     "rope_angle_errors",
     "draw_precision_explorer",

@@ -18,7 +18,7 @@ import torch
 from matplotlib.colors import to_rgb
 
 from .._validate import check_even, check_positive_int
-from ..encodings import frequencies, mrope_angles, proportional_frequencies
+from ..encodings import frequencies, mixed_rope_angles, mrope_angles, proportional_frequencies
 from .style import OKABE_ITO
 
 __all__ = [
@@ -27,6 +27,9 @@ __all__ = [
     "prope_scores",
     "mrope_axes_panel",
     "draw_two_bases_explorer",
+    "rope_2d_panel",
+    "layer_pattern_counts",
+    "draw_layer_pattern_explorer",
 ]
 
 
@@ -206,4 +209,151 @@ def draw_two_bases_explorer(
         f"global (base {global_base:,.0f}, context {context:,}) {counts['global']}",
         fontsize=8,
     )
+    return fig
+
+
+def rope_2d_panel(axes: Sequence[plt.Axes], panels: Mapping[str, tuple[torch.Tensor, int]], *, radius: int = 6) -> dict:
+    """Chapter 10's picture of 2-D RoPE: for each panel ``label -> (frequencies,
+    pair)``, the cosine of the angle by which pair ``pair`` turns between a
+    query and a key at offset ``(dr, dc)``, ``cos(dr f_row + dc f_col)``, on a
+    grid of offsets ``-radius .. radius`` in both directions (diverging
+    colormap, white at 0). An axial pair gives stripes along one axis; a
+    mixed pair, stripes across a diagonal. ``frequencies`` has shape
+    ``(2, d/2)`` (``book.encodings.axial_rope_frequencies`` or one head of
+    ``mixed_rope_frequencies``). Returns each panel's grid, rows ``dr``,
+    columns ``dc``.
+
+    Raises:
+        ValueError: if ``axes`` and ``panels`` differ in length, or ``pair`` is
+            out of range; as ``book.encodings.mixed_rope_angles`` for bad
+            frequencies.
+    """
+    radius = check_positive_int("radius", radius)
+    if len(axes) != len(panels):
+        raise ValueError(f"axes must have one axis per panel ({len(panels)}), got {len(axes)}")
+    side = 2 * radius + 1
+    grids = {}
+    for ax, (label, (freqs, pair)) in zip(axes, panels.items()):
+        angles = mixed_rope_angles(side, side, freqs)  # rows 0..2r, columns 0..2r
+        if not 0 <= pair < angles.shape[-1]:
+            raise ValueError(f"pair must lie in 0 .. {angles.shape[-1] - 1}, got {pair} for {label!r}")
+        # offsets relative to the centre patch: shift the angles by the centre's
+        grid = torch.cos(angles[:, pair] - angles[radius * side + radius, pair]).reshape(side, side)
+        grids[label] = grid
+        ax.imshow(
+            grid.numpy(),
+            cmap="RdBu_r",
+            vmin=-1,
+            vmax=1,
+            origin="lower",
+            extent=(-radius - 0.5, radius + 0.5, -radius - 0.5, radius + 0.5),
+        )
+        ax.set(title=label, xlabel="column offset dc")
+        ax.title.set_fontsize(8)
+    axes[0].set_ylabel("row offset dr")
+    return grids
+
+
+_LAYER_COLOURS = {
+    (True, False): OKABE_ITO[0],  # RoPE, whole context
+    (True, True): OKABE_ITO[5],  # RoPE, window or chunk
+    (False, False): OKABE_ITO[3],  # no position, whole context
+    (False, True): OKABE_ITO[1],  # no position, window or chunk
+}
+
+
+def _kind_label(layer) -> str:
+    pos = "RoPE" if layer.rope else "NoPE"
+    return f"{pos} {layer.kind.replace('_attention', '')}"
+
+
+def layer_pattern_counts(layers: Sequence) -> dict[str, tuple[int, int, int]]:
+    """For each kind of layer in ``layers`` (``book.models.layer_positions``
+    of a config), ``label -> (layers of that kind, pairs that turn, span)``:
+    how many of its RoPE pairs turn at least once within the offsets it sees
+    (wavelength ``2 pi / w_i <= span``, chapter 9's convention; p-RoPE's
+    frequency-0 pairs never do), 0 for a layer without RoPE. Labels are
+    ``"RoPE sliding"``, ``"NoPE full"``, ... in order of first appearance.
+
+    Raises:
+        ValueError: if ``layers`` is empty.
+    """
+    if len(layers) == 0:
+        raise ValueError("layers must hold at least one layer")
+    out: dict[str, tuple[int, int, int]] = {}
+    for layer in layers:
+        label = _kind_label(layer)
+        if label in out:
+            n, turned, span = out[label]
+            out[label] = (n + 1, turned, span)
+            continue
+        turned = 0
+        if layer.rope:
+            w = proportional_frequencies(layer.head_dim, fraction=layer.fraction, base=layer.base)
+            turned = int(((w > 0) & (2 * math.pi / w.clamp_min(1e-300) <= layer.span)).sum())
+        out[label] = (1, turned, layer.span)
+    return out
+
+
+def draw_layer_pattern_explorer(*, model: str, plans: Mapping[str, Sequence]) -> plt.Figure:
+    """Chapter 10's model explorer: for ``plans[model]`` (the
+    ``book.models.layer_positions`` of a model's config), a strip of its
+    layers coloured by kind (RoPE or no position; whole context, or a sliding
+    window or chunk), and below it the wavelength of every RoPE pair of each
+    kind of RoPE layer against the longest offset that kind sees (its window,
+    chunk or training length, dashed); the legend counts the pairs that turn
+    within it (``layer_pattern_counts``), in the colour of its layers in the
+    strip. Scaling rules are named, not
+    applied: the wavelengths are the unscaled base's, and a scaled model's
+    length is its original one.
+
+    Raises:
+        ValueError: if ``model`` is not a key of ``plans``.
+    """
+    if model not in plans:
+        raise ValueError(f"model must be one of {sorted(plans)}, got {model!r}")
+    layers = list(plans[model])
+    counts = layer_pattern_counts(layers)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 4.4), height_ratios=(1, 3.2))
+    longest = max(layer.span for layer in layers)
+    rgb = np.array([[to_rgb(_LAYER_COLOURS[(lay.rope, lay.span < longest)]) for lay in layers]])
+    top.imshow(rgb, aspect="auto", interpolation="nearest", extent=(-0.5, len(layers) - 0.5, 0, 1))
+    top.set_yticks([])
+    top.set_xlabel("layer", fontsize=8)
+    top.tick_params(labelsize=7)
+    for lay in {_kind_label(lay): lay for lay in layers}.values():
+        top.plot(
+            [],
+            [],
+            "s",
+            color=_LAYER_COLOURS[(lay.rope, lay.span < longest)],
+            label=f"{_kind_label(lay)} ({counts[_kind_label(lay)][0]})",
+        )
+    top.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, frameon=False)
+    rules = sorted({lay.rope_type for lay in layers if lay.rope_type not in ("default", "proportional")})
+    top.set_title(
+        f"{model}: {len(layers)} layers" + (f"; scaling rule {', '.join(rules)} not drawn" if rules else ""), fontsize=9
+    )
+    seen = {}
+    for lay in layers:
+        if lay.rope and _kind_label(lay) not in seen:
+            seen[_kind_label(lay)] = lay
+    for n, (label, lay) in enumerate(seen.items()):
+        w = proportional_frequencies(lay.head_dim, fraction=lay.fraction, base=lay.base)
+        idx = torch.nonzero(w > 0).flatten()
+        colour = _LAYER_COLOURS[(lay.rope, lay.span < longest)]  # the strip's colour
+        bottom.semilogy(
+            idx.numpy(),
+            (2 * math.pi / w[idx]).numpy(),
+            ["o", "s", "^", "v"][n % 4],
+            ms=2.5,
+            color=colour,
+            label=f"{label}: {counts[label][1]} of {lay.head_dim // 2} pairs turn (base {lay.base:,.0f})",
+        )
+        bottom.axhline(lay.span, color=colour, ls="--", lw=1.2)
+    if not seen:
+        bottom.text(0.5, 0.5, "no layer uses RoPE", ha="center", va="center", transform=bottom.transAxes)
+    bottom.set(xlabel="pair i (fast to slow)", ylabel="positions per turn")
+    if seen:
+        bottom.legend(fontsize=7, loc="upper left")
     return fig

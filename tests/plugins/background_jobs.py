@@ -10,9 +10,10 @@ one after another, after the rest of the tests, these would double the time
 of ``make test``; so this plugin starts each of them as a background process
 as soon as collection ends, and only if a selected test needs it:
 
-* a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``,
+* a job in ``JOBS`` starts if a selected test uses its fixture (``built_site``, ``student_site``,
   ``reduced_run``, ``rope_speed_run``, ``experiment_speed_run``,
-  ``wheel_run``, ``mypy_run``, ``assignments_run``); the fixture waits for the job and gives its output;
+  ``wheel_run``, ``mypy_run``, ``assignments_run``, ``answer_key_run``); the fixture waits for the job and gives its output;
+  for development, ``BOOK_EXISTING_SITE`` points ``built_site`` at an earlier build instead;
 * the other-CPU nbval passes (``start_passes``) start if the test
   ``CPU_PASS_TEST`` is selected; the ``cpu_passes`` fixture gives them to it.
 
@@ -65,9 +66,14 @@ def _mypy() -> str:
     return shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy") or "mypy"
 
 
-def _site_command(folder: Path) -> list[str]:
+def _site_command(folder: Path, *config: str) -> list[str]:
     jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
-    return [jb, "build", str(ROOT), "--path-output", str(folder), "-W", "-n", "--keep-going"]
+    return [jb, "build", str(ROOT), *config, "--path-output", str(folder), "-W", "-n", "--keep-going"]
+
+
+def _student_site_command(folder: Path) -> list[str]:
+    """``make book-student``: the site built from ``_config_student.yml`` (no solutions)."""
+    return _site_command(folder, "--config", str(ROOT / "_config_student.yml"))
 
 
 #: Chapter 8's experiment reduced to seed 0 and 64 test tokens, two workers.
@@ -78,6 +84,7 @@ REDUCED_RUN = ["--seeds", "0", "--test-len", "64", "--workers", "2", "--quiet", 
 #: scripts run at tiny sizes).
 JOBS = {
     "built_site": _site_command,
+    "student_site": _student_site_command,
     "reduced_run": lambda folder: [
         sys.executable,
         "-m",
@@ -124,6 +131,7 @@ JOBS = {
     # mypy over book/ (settings in pyproject.toml), with a cache in the job's folder.
     "mypy_run": lambda folder: [_mypy(), "--cache-dir", str(folder / "cache")],
     # The otter-grader assignments written with otter assign and graded with otter run.
+    "answer_key_run": lambda folder: [sys.executable, "-m", "book.classroom", "key", str(folder / "key")],
     "assignments_run": lambda folder: [
         sys.executable,
         str(ROOT / "tests" / "notebooks" / "test_assignments.py"),
@@ -173,13 +181,49 @@ def _finish_job(name: str) -> tuple[subprocess.CompletedProcess, Path]:
     return done, job["folder"]
 
 
+#: For development only: the ``--path-output`` folder of an earlier
+#: ``jupyter-book build``, which ``built_site`` then gives instead of building
+#: (see CONTRIBUTING.md; the terminal summary says so).
+EXISTING_SITE = "BOOK_EXISTING_SITE"
+
+
+def existing_site() -> Path | None:
+    """The folder ``BOOK_EXISTING_SITE`` names, or None when it is not set."""
+    folder = os.environ.get(EXISTING_SITE)
+    return Path(folder).resolve() if folder else None
+
+
 @pytest.fixture(scope="session")
 def built_site() -> tuple[Path, subprocess.CompletedProcess]:
     """The book built with warnings as errors into a temporary folder: its
     ``_build/html`` folder and the finished build (its log as ``stdout``;
-    the tests check its return code)."""
+    the tests check its return code). With ``BOOK_EXISTING_SITE`` set, that
+    folder's earlier build, not rebuilt, with an empty log."""
+    folder = existing_site()
+    if folder is not None:
+        html = folder / "_build" / "html"
+        if not (html / "intro.html").is_file():
+            pytest.fail(f"{EXISTING_SITE}={folder} holds no built site ({html / 'intro.html'} is missing)")
+        return html, subprocess.CompletedProcess(["(existing build)", str(folder)], 0, "", "")
     done, folder = _finish_job("built_site")
     return folder / "_build" / "html", done
+
+
+@pytest.fixture(scope="session")
+def student_site() -> tuple[Path, subprocess.CompletedProcess]:
+    """The student site (``_config_student.yml``) built with warnings as errors into a temporary
+    folder: its ``_build/html`` folder and the finished build (log as ``stdout``; the tests check
+    its return code)."""
+    done, folder = _finish_job("student_site")
+    return folder / "_build" / "html", done
+
+
+@pytest.fixture(scope="session")
+def answer_key_run() -> tuple[Path, subprocess.CompletedProcess]:
+    """``python -m book.classroom key``: the folder it wrote the answer key into, and the finished
+    command (its output as ``stdout``; the tests check its return code)."""
+    done, folder = _finish_job("answer_key_run")
+    return folder / "key", done
 
 
 @pytest.fixture(scope="session")
@@ -332,8 +376,18 @@ def pytest_collection_finish(session) -> None:
     if any(item.name == CPU_PASS_TEST for item in session.items):
         _cpu_passes.update(start_passes())
     for name in JOBS:
+        if name == "built_site" and existing_site() is not None:
+            continue  # the fixture gives the existing build
         if any(name in getattr(item, "fixturenames", ()) for item in session.items):
             _start_job(name)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say when the site tests read an earlier build (``BOOK_EXISTING_SITE``)."""
+    folder = existing_site()
+    if folder is not None:
+        terminalreporter.section("existing site build")
+        terminalreporter.write_line(f"{EXISTING_SITE}={folder}: the site tests read this build, not a fresh one")
 
 
 @pytest.hookimpl(tryfirst=True)

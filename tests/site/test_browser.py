@@ -422,6 +422,48 @@ def _rope_pair():
     return {"q": q, "k": k}
 
 
+def _chapter10_plans():
+    import transformers
+    from transformers import (
+        Cohere2Config,
+        DeepseekV3Config,
+        Gemma3TextConfig,
+        Gemma4TextConfig,
+        GptOssConfig,
+        Llama4TextConfig,
+        LlamaConfig,
+        ModernBertConfig,
+        Phi3Config,
+        Qwen2VLTextConfig,
+        SmolLM3Config,
+    )
+
+    from book.models import layer_positions
+
+    assert transformers.__version__  # the chapter's configs: class defaults only
+    configs = {
+        "Llama": LlamaConfig(),
+        "Llama 4": Llama4TextConfig(),
+        "Gemma 3": Gemma3TextConfig(),
+        "Gemma 4": Gemma4TextConfig(),
+        "Qwen2-VL": Qwen2VLTextConfig(),
+        "DeepSeek-V3": DeepseekV3Config(),
+        "Phi-3": Phi3Config(),
+        "GPT-OSS": GptOssConfig(),
+        "SmolLM3": SmolLM3Config(),
+        "ModernBERT": ModernBertConfig(),
+        "Cohere 2": Cohere2Config(),
+    }
+    return {"plans": {name: layer_positions(cfg) for name, cfg in configs.items()}}
+
+
+def _twin(name: str) -> tuple[str, str]:
+    """A LIVE_TWINS key as (page, CSS selector of its twin): ``page#id`` for a
+    page with several twins, else the page's only one."""
+    page, _, uid = name.partition("#")
+    return page, (f"article #{uid}" if uid else "article .live-twin")
+
+
 #: Every chapter's live twin: its draw function, the chapter's fixed arguments
 #: (rebuilt as the chapter builds them), and one state to compare pixel for
 #: pixel: {parameter: (label shown, value)}.
@@ -459,10 +501,15 @@ LIVE_TWINS = {
         lambda: {"d_model": 128},
         {"scale": ("8", 8.0), "original_max_len": ("32", 32)},
     ),
-    "notebooks/10_todays_models": (
+    "notebooks/10_todays_models#live-ch10-two-bases": (
         "draw_two_bases_explorer",
         dict,
         {"global_base": ("10000000", 1e7), "window": ("1024", 1024)},
+    ),
+    "notebooks/10_todays_models#live-ch10-layers": (
+        "draw_layer_pattern_explorer",
+        _chapter10_plans,
+        {"model": ("GPT-OSS", "GPT-OSS")},
     ),
     "notebooks/11_numerics": (
         "draw_precision_explorer",
@@ -484,7 +531,7 @@ def test_every_explorer_chapter_has_a_live_twin():
         if p.startswith("notebooks/")
         and "from book.widgets import" in (ROOT / f"{p}.ipynb").read_text(encoding="utf-8")
     }
-    assert set(LIVE_TWINS) == with_explorer
+    assert {_twin(name)[0] for name in LIVE_TWINS} == with_explorer
 
 
 def _pixels(uri: str):
@@ -498,21 +545,22 @@ def _pixels(uri: str):
     return np.asarray(image, dtype=np.int16)
 
 
-def _twin_state(page) -> dict:
+def _twin_state(page, selector: str = "article .live-twin") -> dict:
     return page.evaluate(
-        "() => { const r = document.querySelector('article .live-twin');"
+        "s => { const r = document.querySelector(s);"
         " const img = r.querySelector('img.live-figure');"
         " return {src: img.getAttribute('src'), key: img.getAttribute('data-state'),"
         " shown: r.querySelector('.live-state').textContent,"
         " outputs: Object.fromEntries([...r.querySelectorAll('output[data-for]')]"
         ".map(o => [o.dataset.for, o.textContent])),"
         " spec: JSON.parse(r.querySelector('script.live-spec').textContent),"
-        " frames: JSON.parse(r.querySelector('script.live-frames').textContent)}; }"
+        " frames: JSON.parse(r.querySelector('script.live-frames').textContent)}; }",
+        selector,
     )
 
 
-def _set_control(page, param: str, index: int) -> None:
-    control = page.locator(f"article .live-twin [data-param='{param}']")
+def _set_control(page, param: str, index: int, selector: str = "article .live-twin") -> None:
+    control = page.locator(f"{selector} [data-param='{param}']")
     if control.evaluate("e => e.tagName") == "SELECT":
         control.select_option(index=index)
     else:
@@ -524,26 +572,29 @@ def test_live_twin_controls_change_the_figure_offline(visits, name):
     """Each control of the chapter's live twin, moved in the page (no kernel, no
     network): the figure changes to that state's frame, and the values shown
     follow the control."""
-    visit = visits[name]
+    page_name, sel = _twin(name)
+    visit = visits[page_name]
     page = visit.page
-    assert page.locator("article .live-twin").count() == 1, f"{name} has no live twin"
-    state = _twin_state(page)
+    twins_here = sum(_twin(n)[0] == page_name for n in LIVE_TWINS)
+    assert page.locator("article .live-twin").count() == twins_here, f"{page_name}: not {twins_here} live twin(s)"
+    assert page.locator(sel).count() == 1, f"{name} has no live twin"
+    state = _twin_state(page, sel)
     names = state["spec"]["names"]
     assert len(state["frames"]) == math.prod(len(state["spec"]["labels"][n]) for n in names)
-    assert page.locator("article .live-twin input[type=range], article .live-twin select").count() == len(names)
+    assert page.locator(f"{sel} input[type=range], {sel} select").count() == len(names)
     for j, param in enumerate(names):
         labels = state["spec"]["labels"][param]
         assert len(labels) >= 2, f"{name}: control {param} has one value only"
         new = (int(state["key"].split(",")[j]) + 1) % len(labels)
-        _set_control(page, param, new)
-        after = _twin_state(page)
+        _set_control(page, param, new, sel)
+        after = _twin_state(page, sel)
         assert after["src"] != state["src"], f"{name}: moving {param} did not change the figure"
         assert int(after["key"].split(",")[j]) == new
         assert after["src"] == after["frames"][after["key"]]
         assert after["outputs"][param] == labels[new]
         assert f"{param} = {labels[new]}" in after["shown"]
         state = after
-    assert page.locator("article .live-twin img.live-figure").evaluate("e => e.complete && e.naturalWidth > 0")
+    assert page.locator(f"{sel} img.live-figure").evaluate("e => e.complete && e.naturalWidth > 0")
     assert not visit.errors, f"console errors on {name} after moving the controls: {visit.errors}"
 
 
@@ -554,11 +605,12 @@ def test_live_twin_shows_the_draw_functions_figure(visits, name):
     from book import plots
 
     draw, fixed, chosen = LIVE_TWINS[name]
-    page = visits[name].page
-    spec = _twin_state(page)["spec"]
+    page_name, sel = _twin(name)
+    page = visits[page_name].page
+    spec = _twin_state(page, sel)["spec"]
     for param, (label, _) in chosen.items():
-        _set_control(page, param, spec["labels"][param].index(label))
-    state = _twin_state(page)
+        _set_control(page, param, spec["labels"][param].index(label), sel)
+    state = _twin_state(page, sel)
     assert state["shown"] == ", ".join(f"{p} = {label}" for p, (label, _) in chosen.items())
     plots.use_style()  # as book.setup() in every chapter
     expected = plots.figure_data_uri(getattr(plots, draw)(**fixed(), **{p: v for p, (_, v) in chosen.items()}))

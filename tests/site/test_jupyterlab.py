@@ -38,6 +38,13 @@ EXPLORERS = [
     ("results_explorer", f"widgets.results_explorer({{'fibonacci': json.loads(Path({str(RESULTS)!r}).read_text())}})"),
     ("scaling_explorer", "widgets.scaling_explorer()"),
     ("two_bases_explorer", "widgets.two_bases_explorer()"),
+    (
+        "layer_pattern_explorer",
+        "from transformers import Cohere2Config, GptOssConfig\n"
+        "from book.models import layer_positions\n"
+        "widgets.layer_pattern_explorer({n: layer_positions(c) for n, c in "
+        "(('Cohere 2', Cohere2Config()), ('GPT-OSS', GptOssConfig()))})",
+    ),
     ("precision_explorer", "widgets.precision_explorer()"),
 ]
 SETUP = (
@@ -215,8 +222,12 @@ def test_explorer_renders_and_redraws(notebook, index, name):
         if not changed(10):  # the slider may start at its minimum
             page.keyboard.press("ArrowRight")
             page.keyboard.press("ArrowRight")
-    else:
+    elif output.locator("input[type=checkbox]").count():
         output.locator("input[type=checkbox]").first.click()
+    else:  # a drop-down list only (chapter 10's model explorer)
+        select = output.locator("select").first
+        chosen, n = select.evaluate("e => [e.selectedIndex, e.options.length]")
+        select.select_option(index=(chosen + 1) % n)
     assert changed(60), f"{name}: the figure did not change after moving a control"
 
 

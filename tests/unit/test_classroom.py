@@ -92,7 +92,7 @@ def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(maste
     ]
     every = [q for nb in masters.values() for q in _questions(nb)]
     labels = [label for path in sorted((ROOT / "notebooks").glob("*.ipynb")) for label in _labels(path)]
-    assert len(labels) == 39
+    assert len(labels) == 40
     written = _assignments.WRITTEN_PARTS
     assert every == [q for label in labels for q in [label] + [f"{label}-written"] * (label in written)]
     manual = [q for nb in masters.values() for q, config in _questions(nb).items() if config.get("manual")]
@@ -106,14 +106,14 @@ def test_one_assignment_per_part_holds_every_exercise_of_its_chapters_once(maste
 
 def test_autograded_questions_are_the_exercises_with_a_self_check(masters):
     graded = {q: names for nb in masters.values() for q, names in _assignments.names_read_by_tests(nb).items()}
-    assert len(graded) == 30
+    assert len(graded) == 31
     used = set()
     for text in masters.values():
         calls = re.findall(r"exercises\.check_\w+", "".join(c.source for c in text.cells if c.cell_type == "code"))
         used |= set(calls)
     assert {c.removeprefix("exercises.") for c in used} == set(exercises.__all__)
     answers = [n for names in graded.values() for n in names if "_ex_" in n]
-    assert len(answers) == len(set(answers)) == 31, "every answer has its own name (ch5-local has two)"
+    assert len(answers) == len(set(answers)) == 32, "every answer has its own name (ch5-local has two)"
     for question, names in graded.items():
         assert any(n.endswith("_" + question.replace("-", "_")) for n in names), question
 
@@ -347,3 +347,44 @@ def test_assignment_questions_needs_the_book_s_repository(tmp_path):
         classroom.assignment_questions(None)
     with pytest.raises(FileNotFoundError, match="no _toc.yml"):
         classroom.assignment_questions(tmp_path)
+
+
+# --- the answer key (written in full by a background job: tests/notebooks/test_answer_key.py) ---
+
+
+def _wavelength(solution: str) -> _assignments.Exercise:
+    """Chapter 2's wavelength exercise with ``solution`` as its solution code."""
+    return _assignments.Exercise(
+        "ex-ch2-wavelength",
+        "02_sinusoidal.ipynb",
+        "### A wavelength by hand",
+        starter="answer = None\nexercises.check_wavelength(answer, i=3, d_model=64)",
+        solution_code=[solution + "\nassert exercises.check_wavelength(answer, i=3, d_model=64)"],
+    )
+
+
+def test_the_key_s_expected_values_come_from_running_the_solution_through_its_check():
+    from book import _answer_key
+
+    right = _answer_key.expected_values(
+        [_wavelength("answer = 2 * math.pi * 10000 ** (2 * 3 / 64)")], _assignments.SETUP
+    )
+    expected = right["ex-ch2-wavelength"]
+    assert expected.values == {"answer_ex_ch2_wavelength": repr(2 * 3.141592653589793 * 10000 ** (6 / 64))}
+    assert expected.verdict.startswith("Correct! Pair 3 repeats every")
+    with pytest.raises(RuntimeError, match="its check does not accept its solution"):
+        _answer_key.expected_values([_wavelength("answer = 10000 ** (2 * 3 / 64)")], _assignments.SETUP)
+    with pytest.raises(RuntimeError, match="its solution failed: NameError"):
+        _answer_key.expected_values([_wavelength("answer = nowhere")], _assignments.SETUP)
+
+
+def test_the_key_command_refuses_a_folder_without_the_book(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no _toc.yml"):
+        classroom.write_answer_key(tmp_path, tmp_path / "key")
+    result = subprocess.run(
+        [sys.executable, "-m", "book.classroom", "key", str(tmp_path / "key"), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "no _toc.yml" in result.stderr
+    assert not (tmp_path / "key").exists()

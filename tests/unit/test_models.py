@@ -241,3 +241,45 @@ def test_t5_bucket_options_set_the_table_and_the_buckets():
     ):
         with pytest.raises(ValueError, match=message):
             models.TinyTransformer(10, position="t5", d_model=16, n_heads=2, **kwargs)
+
+
+# ------------------------------------------------------------ layer_positions
+def test_layer_positions_reads_cohere2s_nope_full_layers_and_sliding_rope_layers():
+    from transformers import Cohere2Config
+
+    layers = models.layer_positions(Cohere2Config(num_hidden_layers=8))
+    assert [lay.rope for lay in layers] == [True, True, True, False] * 2
+    assert [lay.kind for lay in layers] == ["sliding_attention"] * 3 + ["full_attention"] + [
+        "sliding_attention"
+    ] * 3 + ["full_attention"]
+    assert {lay.span for lay in layers if lay.rope} == {4096}
+    assert {lay.span for lay in layers if not lay.rope} == {8192}
+
+
+def test_layer_positions_follows_no_rope_layers_and_the_kinds_rope_parameters():
+    from transformers import Gemma4TextConfig, GptOssConfig, Llama4TextConfig, SmolLM3Config
+
+    l4 = models.layer_positions(Llama4TextConfig(num_hidden_layers=8))
+    assert [lay.rope for lay in l4] == [bool(r) for r in models.rope_layers(8, 4)]
+    assert {(lay.kind, lay.span) for lay in l4 if lay.rope} == {("chunked_attention", 8192)}
+    smol = models.layer_positions(SmolLM3Config(num_hidden_layers=4, use_sliding_window=True, sliding_window=64))
+    assert [(lay.rope, lay.kind, lay.span) for lay in smol][-1] == (False, "sliding_attention", 64)
+    g4 = {lay.kind: lay for lay in models.layer_positions(Gemma4TextConfig())}
+    assert (g4["full_attention"].fraction, g4["full_attention"].head_dim) == (0.25, 512)
+    assert (g4["sliding_attention"].fraction, g4["sliding_attention"].head_dim) == (1.0, 256)
+    oss = models.layer_positions(GptOssConfig())
+    assert {(lay.rope_type, lay.base) for lay in oss} == {("yarn", 150000.0)}
+    assert {lay.span for lay in oss if lay.kind == "full_attention"} == {4096}  # the length before YaRN
+
+
+def test_layer_positions_rejects_what_is_not_a_config():
+    with pytest.raises(TypeError, match="rope_parameters"):
+        models.layer_positions(object())
+
+    class Bad:
+        rope_parameters = {"rope_type": "default", "rope_theta": 1e4}
+        num_hidden_layers = 3
+        layer_types = ["full_attention"] * 2
+
+    with pytest.raises(ValueError, match="layer_types must have one entry per layer"):
+        models.layer_positions(Bad())

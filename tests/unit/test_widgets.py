@@ -194,3 +194,16 @@ def test_explorers_5_10_call_their_drawing(monkeypatch, explorer, args, moves, d
         box.children[row].children[col].value = value
     assert {k: calls[-1][k] for k in expected} == expected
     plt.close("all")
+
+
+def test_layer_pattern_explorer_redraws_for_each_model():
+    from book.models import LayerPositions
+
+    rope = LayerPositions("full_attention", True, 1e4, 1.0, 64, 2048, "default")
+    nope = LayerPositions("full_attention", False, 1e4, 1.0, 64, 2048, "default")
+    box = widgets.layer_pattern_explorer({"a": [rope, nope], "b": [rope]})
+    (model,) = box.children[0].children
+    model.value = "b"
+    plt.close("all")
+    with pytest.raises(ValueError, match="plans"):
+        widgets.layer_pattern_explorer({})

@@ -15,6 +15,7 @@ def test_the_package_re_exports_every_public_name_of_its_modules():
         "learned",
         "rope",
         "rope_variants",
+        "rope_2d",
         "alibi",
         "t5",
         "relative",

@@ -166,3 +166,50 @@ def test_mrope_patch_accepts_answers_rounded_to_four_and_three_decimals(capsys):
         assert ok and out.startswith("Correct!"), decimals
     ok, out = verdict(capsys, partial(exercises.check_mrope_patch, right + 3e-3, 16, SECTIONS, position=(4, 5, 6)))
     assert not ok and "0 of the 8" in out
+
+
+# ------------------------------------------------------------ check_axial_patch
+def axial(row, col, convention="rope-vit"):
+    f = encodings.axial_rope_frequencies(8, base=100.0, convention=convention)
+    return row * f[0] + col * f[1]
+
+
+def test_axial_patch_right_answer_up_to_whole_turns_and_rounding(capsys):
+    right = axial(3, 2)
+    turns = torch.tensor([0, 1, -2, 0], dtype=torch.float64) * 2 * math.pi
+    for form in (right, right.tolist(), right + turns, [round(float(a), 3) for a in right]):
+        ok, out = verdict(capsys, partial(exercises.check_axial_patch, form, 8, row=3, col=2, base=100.0))
+        assert ok and out.startswith("Correct!"), form
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (axial(2, 3), "swapped"),
+        (3 * encodings.frequencies(8, base=100.0), "1-D RoPE at the row"),
+        (2 * encodings.frequencies(8, base=100.0), "1-D RoPE at the column"),
+        (axial(3, 2, "pixtral"), "'pixtral' convention"),
+        (axial(3, 2) + torch.tensor([0.1, 0, 0, 0], dtype=torch.float64), "3 of the 4"),
+    ],
+)
+def test_axial_patch_names_the_mistake(capsys, answer, hint):
+    ok, out = verdict(capsys, lambda: exercises.check_axial_patch(answer, 8, row=3, col=2, base=100.0))
+    assert ok is False and hint in out.replace("\n", " ")
+
+
+@pytest.mark.parametrize("answer", ODD_ANSWERS + [[float("nan")] * 4, [1j] * 4, list(range(3))])
+def test_axial_patch_never_raises_on_an_answer(capsys, answer):
+    hints_without_raising(capsys, lambda a: exercises.check_axial_patch(a, 8, row=3, col=2, base=100.0), answer)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        (dict(row=-1, col=2), ValueError, "row"),
+        (dict(row=1, col=2.5), TypeError, "col"),
+        (dict(row=1, col=2, convention="xy"), ValueError, "convention"),
+    ],
+)
+def test_axial_patch_rejects_bad_settings(kwargs, exc, message):
+    with pytest.raises(exc, match=message):
+        exercises.check_axial_patch([0.0] * 4, 8, **kwargs)

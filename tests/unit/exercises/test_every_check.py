@@ -155,6 +155,7 @@ def calls(rope, pair):
         ],
         "check_prope_pairs": [lambda a: exercises.check_prope_pairs(a, 128, fraction=0.25)],
         "check_mrope_patch": [lambda a: exercises.check_mrope_patch(a, 16, (2, 3, 3), position=(5, 2, 3))],
+        "check_axial_patch": [lambda a: exercises.check_axial_patch(a, 8, row=3, col=2, base=100.0)],
         "check_float_gaps": [
             lambda a: exercises.check_float_gaps(a),
             lambda a: exercises.check_float_gaps([a, 2**23, 2**24]),

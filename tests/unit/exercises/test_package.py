@@ -16,7 +16,7 @@ MODULES = sorted(m.name for m in pkgutil.iter_modules(exercises.__path__))
 
 
 def test_every_name_in_all_resolves_to_a_check():
-    assert len(exercises.__all__) == len(set(exercises.__all__)) == 30
+    assert len(exercises.__all__) == len(set(exercises.__all__)) == 31
     for name in exercises.__all__:
         check = getattr(exercises, name)
         assert inspect.isfunction(check) and name.startswith("check_"), name

@@ -99,3 +99,70 @@ def test_two_bases_explorer_draws_gemma_3s_defaults():
     plt.close(fig)
     with pytest.raises(ValueError, match="base"):
         plots.draw_two_bases_explorer(global_base=1.0)
+
+
+# ------------------------------------------------------------ 2-D RoPE and the model explorer
+def test_rope_2d_panel_axial_pairs_give_stripes_along_one_axis():
+    fig, axes = plt.subplots(1, 3)
+    axial = encodings.axial_rope_frequencies(16, base=100.0)
+    mixed = encodings.mixed_rope_frequencies(16, [0.7], base=10.0)[:, 0]
+    grids = plots.rope_2d_panel(
+        axes, {"column pair": (axial, 0), "row pair": (axial, 4), "mixed": (mixed, 0)}, radius=3
+    )
+    plt.close(fig)
+    col, row, mix = grids.values()
+    assert col.shape == (7, 7) and float(col[3, 3]) == 1.0  # offset (0, 0): angle 0
+    assert torch.equal(col, col[:1].expand(7, 7))  # the same in every row: sees columns only
+    assert torch.equal(row, row[:, :1].expand(7, 7))  # the same in every column: sees rows only
+    assert not torch.allclose(mix, mix[:1].expand(7, 7)) and not torch.allclose(mix, mix[:, :1].expand(7, 7))
+
+
+def test_rope_2d_panel_rejects_bad_pairs_and_axes():
+    fig, axes = plt.subplots(1, 2)
+    axial = encodings.axial_rope_frequencies(8)
+    with pytest.raises(ValueError, match="pair must lie"):
+        plots.rope_2d_panel(axes, {"a": (axial, 0), "b": (axial, 4)})
+    with pytest.raises(ValueError, match="one axis per panel"):
+        plots.rope_2d_panel(axes, {"a": (axial, 0)})
+    plt.close(fig)
+
+
+def plan(*layers):
+    from book.models import LayerPositions
+
+    return [LayerPositions(*lay) for lay in layers]
+
+
+def test_layer_pattern_counts_counts_pairs_within_each_kinds_span():
+    layers = plan(
+        ("sliding_attention", True, 1e4, 1.0, 256, 4096, "default"),
+        ("sliding_attention", True, 1e4, 1.0, 256, 4096, "default"),
+        ("full_attention", False, 1e4, 1.0, 256, 131072, "default"),
+        ("full_attention", True, 1e6, 0.25, 512, 131072, "proportional"),
+    )
+    counts = plots.layer_pattern_counts(layers)
+    assert counts == {
+        "RoPE sliding": (2, scaling.turned_pairs(256, original_max_len=4096, base=1e4), 4096),
+        "NoPE full": (1, 0, 131072),
+        "RoPE full": (1, 64, 131072),  # p-RoPE: the 64 kept pairs all turn, the rest never
+    }
+    with pytest.raises(ValueError, match="at least one layer"):
+        plots.layer_pattern_counts([])
+
+
+def test_layer_pattern_explorer_draws_every_model_and_rejects_unknown_ones():
+    plans = {
+        "hybrid": plan(
+            ("sliding_attention", True, 1e4, 1.0, 64, 512, "default"),
+            ("full_attention", False, 1e4, 1.0, 64, 8192, "default"),
+        ),
+        "nope only": plan(("full_attention", False, 1e4, 1.0, 64, 8192, "default")),
+        "scaled": plan(("full_attention", True, 1.5e5, 1.0, 64, 4096, "yarn")),
+    }
+    for name in plans:
+        fig = plots.draw_layer_pattern_explorer(model=name, plans=plans)
+        title = fig.axes[0].get_title()
+        assert title.startswith(name) and (("yarn" in title) == (name == "scaled"))
+        plt.close(fig)
+    with pytest.raises(ValueError, match="model must be one of"):
+        plots.draw_layer_pattern_explorer(model="GPT-2", plans=plans)
