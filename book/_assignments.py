@@ -35,7 +35,12 @@ from __future__ import annotations
 import ast
 import inspect
 import io
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +64,7 @@ import math
 import torch
 
 import book
-from book import encodings, exercises, experiments, models, numerics, results, scaling, tasks
+from book import attention, encodings, exercises, experiments, models, numerics, results, scaling, tasks
 
 book.setup(seed=0, num_threads=1)  # seeds, 1 CPU thread, as in the chapters"""
 
@@ -74,6 +79,17 @@ def binary_counter(n, bits):
 
 bits = binary_counter(64, 8)
 step_bits = (bits[1:] - bits[:-1]).norm(dim=-1)""",
+    "07_relative.ipynb": """\
+# Chapter 7's no-encoding model: neutral queries and keys, a BOS token whose value is feature 0;
+# with the causal mask, causal_out[:, 0] is the weight on the first token (the rest of values is noise).
+n_pos, width = 24, 8
+values = torch.randn(n_pos, width, generator=torch.Generator().manual_seed(0))
+values[:, 0] = 0.0
+values[0] = torch.zeros(width)
+values[0, 0] = 1.0
+zeros = torch.zeros(n_pos, width)
+causal_out, causal_w = attention.attention(zeros, zeros, values, causal=True)
+full_out, _ = attention.attention(zeros, zeros, values, causal=False)""",
     "08_extrapolation.ipynb": """\
 # Chapter 8's experiment (its default Config) and seed 0's learned and RoPE models,
 # retrained as the chapter's live rerun does (a few seconds each), with its held-out batch.
@@ -303,7 +319,8 @@ def exercises_of(reader: nbformat.NotebookNode, chapter: str, site: str) -> list
             label = _ANCHOR.search(cell.source)
             if label is None:
                 raise ValueError(f"{chapter}: an exercise cell without its label: {cell.source[:60]!r}")
-            found.append(Exercise(label.group(1), chapter, _web_links(_ANCHOR.sub("", cell.source).strip(), site)))
+            prompt = _web_links(_ANCHOR.sub("", cell.source).strip(), site, chapter)
+            found.append(Exercise(label.group(1), chapter, prompt))
         elif not found or not ({"exercise", "solution"} & set(tags)):
             continue
         elif "exercise" in tags:
@@ -315,17 +332,22 @@ def exercises_of(reader: nbformat.NotebookNode, chapter: str, site: str) -> list
             # closes the last solution also holds the chapter's "## References".
             text = re.split(r"^## ", _DETAILS.sub("", cell.source.split("</details>")[0]), flags=re.M)[0].strip()
             if text:
-                found[-1].solution_text.append(_web_links(text, site))
+                found[-1].solution_text.append(_web_links(text, site, chapter))
         else:
             found[-1].solution_code.append(cell.source)
     return found
 
 
-def _web_links(markdown: str, site: str) -> str:
-    """Links to the book's other notebooks, pointed at their pages on the website."""
-    return _LOCAL_LINK.sub(
+def _web_links(markdown: str, site: str, chapter: str = "") -> str:
+    """Links to the book's other notebooks, and to anchors of ``chapter`` (``(#prop-ch1-x)``),
+    pointed at their pages on the website (an assignment holds neither)."""
+    markdown = _LOCAL_LINK.sub(
         lambda m: f"]({site}{m.group(1) or 'notebooks'}/{m.group(2)}.html{m.group(3) or ''})", markdown
     )
+    if chapter:
+        page = f"{site}notebooks/{Path(chapter).stem}.html"
+        markdown = re.sub(r"\]\((#[\w-]+)\)", lambda m: f"]({page}{m.group(1)})", markdown)
+    return markdown
 
 
 # --- code transformations ------------------------------------------------------------------------
@@ -522,15 +544,56 @@ def _raw(text: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_raw_cell(text)
 
 
-def question_cells(ex: Exercise) -> list[nbformat.NotebookNode]:
+_PROMPT_NAME = re.compile(r"(?<![\w.])`([A-Za-z_]\w*)(?:\[[^`]*\])?`")
+
+
+def prompt_names(markdown: str) -> set[str]:
+    """The Python names a prompt writes in backticks, alone or indexed (`stretch`, `causal_out[:, 0]`)."""
+    return set(_PROMPT_NAME.findall(markdown))
+
+
+def names_from_chapter(ex: Exercise, defined: set[str]) -> list[str]:
+    """The names ``ex``'s prompt or its chapter's solution code reads that the assignment does not
+    define (``defined``, with builtins and the attributes of the modules the setup cell imports):
+    the chapter binds them in earlier cells."""
+    import builtins
+
+    from . import attention, encodings, exercises, experiments, models, numerics, results, scaling, tasks
+    from .classroom import IPYTHON_NAMES, _cell_names
+
+    modules = (attention, encodings, exercises, experiments, models, numerics, results, scaling, tasks)
+    code = "\n\n".join(_without_glue(c) for c in ex.solution_code)
+    _, now, later = _cell_names(code) if code.strip() else (set(), set(), set())
+    known = defined | set(dir(builtins)) | IPYTHON_NAMES
+    words = {w for w in prompt_names(ex.prompt) if not any(hasattr(m, w) for m in modules)}
+    return sorted((now | later | words) - known)
+
+
+def chapter_note(ex: Exercise, names: list[str], site: str) -> str:
+    """The sentence that sends a student to the chapter for ``names`` (empty if none)."""
+    if not names:
+        return ""
+    stem = Path(ex.chapter).stem
+    listed = ", ".join(f"`{n}`" for n in names)
+    return (
+        f"This exercise uses {listed} from the earlier cells of [chapter {int(stem[:2])}]"
+        f"({site}notebooks/{stem}.html), not defined here: work in that chapter's notebook (its reader "
+        "edition or your student copy), then write your answer here."
+    )
+
+
+def question_cells(ex: Exercise, defined: set[str] | None = None, site: str = "") -> list[nbformat.NotebookNode]:
     """The cells of the otter questions for ``ex``: one, autograded or manual, and for an autograded
-    exercise that also asks for words (``WRITTEN_PARTS``) a manual question ``<label>-written``."""
+    exercise that also asks for words (``WRITTEN_PARTS``) a manual question ``<label>-written``.
+    A question graded by hand that reads names the assignment does not define (``defined``: what
+    its setup cell binds) says so and links the chapter (:func:`chapter_note`)."""
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    note = chapter_note(ex, names_from_chapter(ex, defined or set()), site) if defined is not None else ""
     if ex.starter is None:
         if ex.label not in RUBRICS:
             raise ValueError(f"{ex.label} has no self-check and no rubric in RUBRICS")
-        note = "Graded by hand: compute in the code cell, write your answer in the text cell."
-        return _manual_cells(ex.label, ex.prompt + "\n\n" + note, ex, RUBRICS[ex.label])
+        hand = "Graded by hand: compute in the code cell, write your answer in the text cell."
+        return _manual_cells(ex.label, "\n\n".join(filter(None, [ex.prompt, note, hand])), ex, RUBRICS[ex.label])
     graded = graded_code(ex)
     tests = [
         '""" # BEGIN TEST CONFIG\npoints: 0\n""" # END TEST CONFIG\n' + graded.test.replace("NAME", "hint"),
@@ -552,9 +615,14 @@ def question_cells(ex: Exercise) -> list[nbformat.NotebookNode]:
         prompt = (
             f"### {title}: the written part\n\nAnswer in words what {title.split(' (')[0]} asks beyond the "
             "answer its check grades above (graded by hand; compute in the code cell if you need to)."
-        )
+        ) + (f"\n\n{note}" if note else "")
         cells += _manual_cells(f"{ex.label}-written", prompt, ex, WRITTEN_PARTS[ex.label])
     return cells
+
+
+def _answer_names(ex: Exercise) -> set[str]:
+    """The assignment's names of ``ex``'s answers (none for a question graded by hand)."""
+    return set(graded_code(ex).answers.values()) if ex.starter is not None else set()
 
 
 def _manual_cells(name: str, prompt: str, ex: Exercise, rubric: tuple[str, ...]) -> list[nbformat.NotebookNode]:
@@ -605,9 +673,12 @@ def master_notebook(part: Part, chapters: dict[str, list[Exercise]], site: str) 
         nbformat.v4.new_markdown_cell(header),
         nbformat.v4.new_code_cell("\n\n".join([SETUP, *context])),
     ]
+    from .classroom import _cell_names
+
+    defined = _cell_names(cells[-1].source)[0]
     for path in part.chapters:
         for ex in chapters[path.name]:
-            cells += question_cells(ex)
+            cells += question_cells(ex, defined | {n for q in chapters[path.name] for n in _answer_names(q)}, site)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
@@ -626,3 +697,127 @@ def names_read_by_tests(nb: nbformat.NotebookNode) -> dict[str, set[str]]:
             assert header is not None
             found.setdefault(question, set()).update(n.strip() for n in header.group(1).split(",") if n.strip())
     return found
+
+
+# --- the book's wheel, shipped inside every assignment -------------------------------------------
+
+#: Where the autograder zip's ``files/`` are when its environment is built on Gradescope: Gradescope
+#: unpacks the zip into ``/autograder/source`` (its ``docs/specs.md``), and otter-grader 7.0.0's
+#: ``setup.sh`` runs ``mamba env create -f /autograder/source/environment.yml`` there.
+AUTOGRADER_FILES = "/autograder/source/files"
+#: What a wheel of the book is built from (pyproject.toml's readme, licence files and packages).
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-MIT", "book")
+
+
+def build_wheel(root: Path, out_dir: Path) -> Path:
+    """Build the book's wheel from the sources in ``root`` into ``out_dir``, offline; its path.
+
+    The sources (``WHEEL_SOURCES``) are copied to a temporary folder first, so the build leaves
+    nothing in ``root``; ``pip wheel --no-deps --no-build-isolation --no-index`` uses the
+    setuptools of the running Python (as ``tests/notebooks/test_wheel.py`` builds one).
+
+    Raises:
+        RuntimeError: if pip fails (its output ends the message).
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src"
+        for rel in WHEEL_SOURCES:
+            path = Path(root) / rel
+            if path.is_dir():
+                shutil.copytree(path, src / rel, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                src.mkdir(exist_ok=True)
+                shutil.copy(path, src / rel)
+        wheels = Path(tmp) / "wheels"
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "--no-index",
+                "-w",
+                wheels,
+                src,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        )
+        found = sorted(wheels.glob("book-*.whl"))
+        if done.returncode != 0 or len(found) != 1:
+            raise RuntimeError(f"building the book's wheel failed:\n{(done.stdout + done.stderr)[-3000:]}")
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copy(found[0], Path(out_dir) / found[0].name))
+
+
+def wheel_requirement(wheel_name: str) -> str:
+    """The requirement line that installs the book, with the notebooks' extras, from the wheel the
+    autograder zip ships (``files/<wheel_name>``, at ``AUTOGRADER_FILES`` on Gradescope)."""
+    return f"book[notebooks] @ file://{AUTOGRADER_FILES}/{wheel_name}"
+
+
+def with_files(nb: nbformat.NotebookNode, files: list[str]) -> nbformat.NotebookNode:
+    """A copy of the master ``nb`` whose assignment config lists ``files`` (otter assign copies them
+    into ``autograder/`` and ``student/``, and into the autograder zip under ``files/``)."""
+    out = nbformat.from_dict(nb)
+    [cell] = [c for c in out.cells if c.cell_type == "raw" and c.source.startswith("# ASSIGNMENT CONFIG")]
+    config = yaml.safe_load(cell.source) or {}
+    config["files"] = [*config.get("files", []), *files]
+    cell.source = "# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False).strip()
+    return out
+
+
+_TESTED_NAME = re.compile(r"\bexercises\.(check_\w+)|\bfrom book\.classroom import (assert_check)\b")
+
+
+def names_tests_import(tests: list[str]) -> set[str]:
+    """``book.classroom.assert_check`` and every ``book.exercises.check_*`` that the test sources call."""
+    found = set()
+    for source in tests:
+        for check, helper in _TESTED_NAME.findall(source):
+            found.add(f"book.exercises.{check}" if check else f"book.classroom.{helper}")
+    return found
+
+
+_PROBE = """
+import importlib, json, sys
+sys.path.insert(0, sys.argv[1])
+import book
+missing = []
+for name in json.loads(sys.argv[2]):
+    module, attr = name.rsplit(".", 1)
+    if not hasattr(importlib.import_module(module), attr):
+        missing.append(name)
+print(json.dumps({"file": book.__file__, "missing": missing}))
+"""
+
+
+def missing_from_wheel(wheel: Path, names: set[str]) -> list[str]:
+    """The dotted ``names`` (``book.classroom.assert_check``) that the wheel's own code lacks.
+
+    Imports the wheel as a zip on ``sys.path`` in an isolated Python (``-I``: no ``PYTHONPATH``,
+    not the current folder), from an empty folder, so that the names come from the wheel and not
+    from the repository; the book's dependencies come from the running Python's site-packages.
+
+    Raises:
+        RuntimeError: if the wheel's ``book`` cannot be imported, or another ``book`` is.
+    """
+    import json
+
+    wheel = Path(wheel).resolve()
+    with tempfile.TemporaryDirectory() as empty:
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", _PROBE, str(wheel), json.dumps(sorted(names))],
+            capture_output=True,
+            text=True,
+            cwd=empty,
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"importing the book from {wheel.name} failed:\n{done.stderr[-3000:]}")
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    if not report["file"].startswith(str(wheel) + os.sep):
+        raise RuntimeError(f"the book imported from {report['file']}, not from {wheel}")
+    return report["missing"]

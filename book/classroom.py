@@ -20,8 +20,9 @@ everything else are kept. The chapters in ``notebooks/`` are not modified.
 ``assignments`` writes one otter-grader assignment per part of the book
 (the parts of ``_toc.yml``, five in all) and runs ``otter assign`` on each:
 ``OUT_DIR/<name>/<name>.ipynb`` is the master notebook, ``OUT_DIR/<name>/student/``
-the notebook to hand out, ``OUT_DIR/<name>/autograder/`` the solutions and
-the autograder zip that ``otter run`` and Gradescope grade with. Every
+the notebook to hand out with the book's wheel, ``OUT_DIR/<name>/autograder/`` the solutions and
+the autograder zip that ``otter run`` and Gradescope grade with, whose environment
+installs the book from the wheel it ships (no git tag, no network for the book). Every
 exercise is one question: those with a self-check are autograded by it
 (a public test that prints its hint, a hidden test that gives the points),
 the others are graded by hand with a rubric, and so is what a checked
@@ -36,7 +37,7 @@ their text.
 
 ``assignment_questions`` lists every assignment's questions with their
 points and whether they are graded by hand, as otter reads them from the
-master notebooks (the teachers' page totals them).
+master notebooks (the teachers' page reads each master with ``questions``).
 
 ``key`` writes the answer key (``book._answer_key``): one document with
 every exercise by its label, its prompt, the chapter's solution (text and
@@ -57,6 +58,7 @@ import argparse
 import builtins
 import contextlib
 import io
+import shutil
 import symtable
 import sys
 from dataclasses import dataclass
@@ -342,37 +344,47 @@ def _refuse_rebound_names_read_by_tests(nb: nbformat.NotebookNode) -> None:
 def write_assignments(root: Path, out_dir: Path, *, run_tests: bool = True) -> list[Path]:
     """Write every assignment of :func:`assignment_notebooks` into ``out_dir`` and run ``otter assign``.
 
-    For each assignment ``<name>``: ``out_dir/<name>/<name>.ipynb`` (the
-    master notebook), ``out_dir/<name>/requirements.txt`` (this edition of
-    the book, for Gradescope's image), then ``otter assign`` writes
-    ``out_dir/<name>/autograder/`` (the solutions notebook and
-    ``<name>-autograder_<time>.zip``) and ``out_dir/<name>/student/``. With
-    ``run_tests`` otter also runs the tests against the solutions and fails
-    if one does not pass. Returns the student notebooks and autograder zips.
-    Needs otter-grader (a development requirement, not the package's).
+    The book's own wheel is built first (:func:`book._assignments.build_wheel`,
+    offline, from ``root``'s sources). For each assignment ``<name>``:
+    ``out_dir/<name>/<name>.ipynb`` (the master notebook, whose ``files:``
+    lists the wheel), the wheel beside it, and ``out_dir/<name>/requirements.txt``,
+    which installs the book from that wheel as the autograder zip holds it
+    (``/autograder/source/files/``, where Gradescope unpacks the zip before
+    it runs ``setup.sh``), never from git. Then ``otter assign`` writes
+    ``out_dir/<name>/autograder/`` (the solutions notebook, the wheel and
+    ``<name>-autograder_<time>.zip``, with the wheel under ``files/``) and
+    ``out_dir/<name>/student/`` (the student notebook and the wheel, which
+    students install). With ``run_tests`` otter also runs the tests against
+    the solutions and fails if one does not pass. Returns the student
+    notebooks and autograder zips. Needs otter-grader (a development
+    requirement, not the package's).
 
     Raises:
-        RuntimeError: if ``otter assign`` fails (its output ends the message).
+        RuntimeError: if ``otter assign`` fails (its output ends the message), or the wheel cannot be built.
         ModuleNotFoundError: if otter-grader is not installed.
         FileNotFoundError, ValueError: as :func:`assignment_notebooks`.
     """
-    from . import __version__
-
     try:
         from otter.assign import main as otter_assign
     except ModuleNotFoundError as err:
         raise ModuleNotFoundError(
             "writing assignments needs otter-grader (pinned in requirements.txt: pip install otter-grader==7.0.0)"
         ) from err
+    from . import _assignments as build
+    from ._assignments import build_wheel, wheel_requirement
+
     out_dir = Path(out_dir)
     masters = assignment_notebooks(root)
-    repository = _book_config(Path(root))["repository"]["url"]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    wheel = build_wheel(Path(root), out_dir)
     written = []
     for name, nb in masters.items():
         folder = out_dir / name
         folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(wheel, folder / wheel.name)  # otter assign's files: key copies it on
+        nb = build.with_files(nb, [wheel.name])
         nbformat.write(nb, folder / f"{name}.ipynb")
-        (folder / "requirements.txt").write_text(f"book[notebooks] @ git+{repository}@v{__version__}\n")
+        (folder / "requirements.txt").write_text(wheel_requirement(wheel.name) + "\n")
         printed = io.StringIO()
         try:
             with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
@@ -380,6 +392,7 @@ def write_assignments(root: Path, out_dir: Path, *, run_tests: bool = True) -> l
         except Exception as err:  # otter's own errors: a failing test, a malformed notebook
             raise RuntimeError(f"otter assign failed for {name}: {err}\n{printed.getvalue()[-3000:]}") from err
         written += [folder / "student" / f"{name}.ipynb", *sorted((folder / "autograder").glob("*.zip"))]
+    wheel.unlink()
     return written
 
 

@@ -176,6 +176,44 @@ def _student_problems(student: Path) -> list[str]:
     return problems
 
 
+def _shipped_wheel(assignment: Path, scratch: Path, sabotage: bool) -> dict:
+    """What the autograder zip of ``assignment`` ships of the book, and what its wheel lacks."""
+    import zipfile
+
+    from book import _assignments
+
+    [ag_zip] = (assignment / "autograder").glob("*.zip")
+    with zipfile.ZipFile(ag_zip) as zf:
+        wheels = [f for f in zf.namelist() if f.startswith("files/book-") and f.endswith(".whl")]
+        env = zf.read("environment.yml").decode()
+        tests = [zf.read(f).decode() for f in zf.namelist() if f.startswith("tests/") and f.endswith(".py")]
+        scratch.mkdir(parents=True)
+        zf.extractall(scratch, members=wheels)
+    names = _assignments.names_tests_import(tests)
+    facts = {
+        "wheels": wheels,
+        "book_lines": [line.strip(" -") for line in env.splitlines() if "book" in line],
+        "git": "git+" in env,
+        "student_wheels": sorted(p.name for p in (assignment / "student").glob("book-*.whl")),
+        "tested": sorted(names),
+    }
+    if len(wheels) == 1:
+        wheel = scratch / wheels[0]
+        facts["missing"] = _assignments.missing_from_wheel(wheel, names)
+    if len(wheels) == 1 and sabotage:
+        # The same probe on a copy of the wheel whose classroom module lacks assert_check must fail.
+        broken = scratch / "broken" / wheel.name
+        broken.parent.mkdir()
+        with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(broken, "w") as dst:
+            for item in src.infolist():
+                data = src.read(item)
+                if item.filename == "book/classroom.py":
+                    data = data.replace(b"def assert_check(", b"def assert_check_removed(")
+                dst.writestr(item, data)
+        facts["missing_when_broken"] = _assignments.missing_from_wheel(broken, names)
+    return facts
+
+
 def job(folder: Path) -> int:
     """Write every assignment into ``folder/out`` and grade it; write ``folder/report.json``."""
     from book import classroom
@@ -196,6 +234,9 @@ def job(folder: Path) -> int:
                     target.parent.mkdir(parents=True)
                     jobs[name][question] = with_mistake(solutions, variable, wrong, target)
         report["student_problems"] = {name: _student_problems(kinds["student"]) for name, kinds in jobs.items()}
+        report["wheels"] = {
+            name: _shipped_wheel(out / name, folder / "wheels" / name, sabotage=i == 0) for i, name in enumerate(jobs)
+        }
         wording = json.dumps(nbformat.read(jobs["part2-the-sinusoidal-encoding"]["student"], as_version=4))
         report["part2_student_has_prompt_not_solution"] = (
             "answer_ex_ch2_wavelength = None  # your wavelength" in wording
@@ -254,6 +295,27 @@ def test_every_part_of_the_book_is_an_assignment_with_a_student_notebook_and_an_
 def test_every_student_notebook_runs_and_holds_no_solution(report):
     assert report["student_problems"] == dict.fromkeys(report["graded"], [])
     assert report["part2_student_has_prompt_not_solution"]
+
+
+def test_every_autograder_zip_ships_the_book_s_wheel_and_installs_it_from_there_not_from_git(report):
+    from book import _assignments
+
+    for name, facts in report["wheels"].items():
+        assert len(facts["wheels"]) == 1, f"{name}: {facts['wheels']}"
+        wheel = Path(facts["wheels"][0]).name
+        assert facts["book_lines"] == [_assignments.wheel_requirement(wheel)], name
+        assert facts["book_lines"][0].endswith(f"@ file:///autograder/source/files/{wheel}")
+        assert not facts["git"], name
+        assert facts["student_wheels"] == [wheel], name  # beside the student notebook, to install
+
+
+def test_the_shipped_wheel_holds_assert_check_and_every_check_the_tests_call(report):
+    for name, facts in report["wheels"].items():
+        assert "book.classroom.assert_check" in facts["tested"], name
+        assert [n for n in facts["tested"] if n.startswith("book.exercises.check_")], name
+        assert facts["missing"] == [], name
+    broken = [facts["missing_when_broken"] for facts in report["wheels"].values() if "missing_when_broken" in facts]
+    assert broken == [["book.classroom.assert_check"]]  # the probe fails on a wheel without it
 
 
 def test_the_solutions_get_full_marks_on_every_autograded_question(report):

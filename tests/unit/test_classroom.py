@@ -3,6 +3,7 @@ name, and the command line's errors."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -203,6 +204,81 @@ def test_a_name_the_tests_read_must_be_bound_once(masters):
     nb.cells.append(nbformat.v4.new_code_cell("perm = [0, 1, 2, 3]"))
     with pytest.raises(ValueError, match=r"bound by several cells: \['perm'\]"):
         classroom._refuse_rebound_names_read_by_tests(nb)
+
+
+def _question_blocks(nb):
+    """(question name, its prompt's Markdown, the code of its hidden solution) of every question."""
+    blocks, current = [], None
+    for cell in nb.cells:
+        if cell.cell_type == "raw" and cell.source.startswith("# BEGIN QUESTION"):
+            current = [yaml.safe_load(cell.source)["name"], [], [], True]
+            blocks.append(current)
+        elif current is None:
+            continue
+        elif cell.cell_type == "raw" and cell.source.startswith("# BEGIN SOLUTION"):
+            current[3] = False
+        elif cell.cell_type == "markdown":
+            (current[1] if current[3] else current[2]).append(cell.source)
+    return [
+        (name, "\n".join(prompt), "\n".join(re.findall(r"```python\n(.*?)```", "\n".join(sol), re.S)))
+        for name, prompt, sol, _ in blocks
+    ]
+
+
+#: Words a prompt writes in backticks that name no variable: notation (`X[perm]` for every X) and a
+#: function's parameters (`factor` 2, `fraction` 0.25, "for `x` of shape ...").
+NOT_VARIABLES = {"X", "x", "factor", "fraction"}
+
+
+def test_every_name_a_prompt_or_a_hand_graded_solution_reads_is_defined_in_the_assignment_or_linked(masters):
+    import builtins
+
+    from book import attention, encodings, experiments, models, numerics, results, scaling, tasks
+
+    modules = (attention, encodings, exercises, experiments, models, numerics, results, scaling, tasks)
+    for name, nb in masters.items():
+        code = [c.source for c in nb.cells if c.cell_type == "code" and "def test_" not in c.source]
+        defined = set().union(*(classroom._cell_names(src)[0] for src in code)) | set(dir(builtins))
+        defined |= classroom.IPYTHON_NAMES
+        assert "](#" not in json.dumps(nb.cells), f"{name}: a link to an anchor the assignment lacks"
+        for question, prompt, solution in _question_blocks(nb):
+            words = {w for w in _assignments.prompt_names(prompt) if not any(hasattr(m, w) for m in modules)}
+            words -= NOT_VARIABLES
+            _, now, later = classroom._cell_names(solution) if solution.strip() else (set(), set(), set())
+            note = re.search(r"This exercise uses (.*?) from the earlier cells of \[chapter \d+\]\((\S+)\)", prompt)
+            noted = set(re.findall(r"`(\w+)`", note.group(1))) if note else set()
+            if note:
+                assert re.fullmatch(r"https://\S+/notebooks/\d\d_\w+\.html", note.group(2)), note.group(2)
+            assert (words | now | later) - defined <= noted, f"{name} {question}: {(words | now | later) - defined}"
+            assert not noted & defined, f"{name} {question}: names the assignment defines: {noted & defined}"
+
+
+def test_a_prompt_name_the_assignment_lacks_is_named_with_the_chapter_s_link(monkeypatch):
+    ex = _assignments.Exercise(
+        "ex-ch6-new", "06_rope.ipynb", "### Exercise 6.9 (x)\n\nChange `layer` with `torch`.", solution_code=["y = w_q"]
+    )
+    monkeypatch.setitem(_assignments.RUBRICS, "ex-ch6-new", ("One.",))
+    cells = _assignments.question_cells(ex, {"torch"}, "https://site/")
+    assert (
+        "This exercise uses `layer`, `w_q` from the earlier cells of [chapter 6](https://site/notebooks/06_rope.html)"
+        in cells[1].source
+    )
+    assert "This exercise uses" not in _assignments.question_cells(ex, {"torch", "layer", "w_q"}, "s/")[1].source
+
+
+def test_the_master_lists_the_wheel_and_the_requirement_installs_the_book_from_the_zip_s_copy(masters):
+    nb = _assignments.with_files(masters["part1-why-position"], ["book-1.0-py3-none-any.whl"])
+    config = yaml.safe_load(nb.cells[0].source)
+    assert config["files"] == ["book-1.0-py3-none-any.whl"] and config["name"] == "part1-why-position"
+    assert "files" not in yaml.safe_load(masters["part1-why-position"].cells[0].source)  # a copy
+    assert _assignments.wheel_requirement("book-1.0-py3-none-any.whl") == (
+        "book[notebooks] @ file:///autograder/source/files/book-1.0-py3-none-any.whl"
+    )
+    tests = ["from book.classroom import assert_check\nassert_check(exercises.check_wavelength, a)"]
+    assert _assignments.names_tests_import(tests) == {
+        "book.classroom.assert_check",
+        "book.exercises.check_wavelength",
+    }
 
 
 def test_a_reasoning_exercise_without_a_rubric_is_refused():

@@ -257,8 +257,11 @@ def test_teachers_edition_runs_in_the_repository_and_says_why_not_alone(tmp_path
             copy.deepcopy(nb), timeout=120, resources={"metadata": {"path": str(tmp_path / "alone")}}
         ).execute()
     (tmp_path / "clone" / "reader").mkdir(parents=True)
-    # what the page reads: the chapters, the table of contents and the files the assignments are built from
-    for name in ("notebooks", "_toc.yml", "_config.yml", "references.bib", "requirements.txt"):
+    # what the page reads: the chapters, the table of contents and the files the assignments are built
+    # from, with the sources of the book's wheel that every assignment ships
+    from book._assignments import WHEEL_SOURCES
+
+    for name in ("notebooks", "_toc.yml", "_config.yml", "references.bib", "requirements.txt", *WHEEL_SOURCES):
         (tmp_path / "clone" / name).symlink_to(ROOT / name)
     NotebookClient(nb, timeout=300, resources={"metadata": {"path": str(tmp_path / "clone" / "reader")}}).execute()
 
