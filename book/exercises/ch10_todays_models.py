@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Iterator
 from typing import Any, Sequence
 
 import torch
@@ -109,7 +110,7 @@ def check_prope_pairs(answer: Any, d_model: int, *, fraction: float) -> bool:
     """Chapter 10: the pairs that p-RoPE (``book.encodings.proportional_frequencies``)
     switches off, frequency 0, for head width ``d_model`` and ``fraction``. ``answer``
     is the list of their indices, in any order (a list, tuple, range, set or 1-D
-    tensor). Recognises the pairs that keep turning, the fastest pairs instead
+    tensor; a generator or other iterator gets the hint to give a list). Recognises the pairs that keep turning, the fastest pairs instead
     of the slowest, pairs counted from 1, the count alone, and the indices of
     the features that do not turn (interleaved layout, pair ``i`` is features
     ``2i, 2i+1``; half-split layout, features ``i, i + d/2``) instead of the
@@ -135,6 +136,10 @@ def check_prope_pairs(answer: Any, d_model: int, *, fraction: float) -> bool:
         n = _whole_number(answer)
         if n is not None and n == half - kept:
             return _verdict(False, f"Yes, {n} pairs; now list their indices.")
+        if isinstance(answer, Iterator):
+            return _verdict(
+                False, "A generator is read once and has no length: give a list of the indices, e.g. list(...)."
+            )
         return _verdict(False, "Give the indices of the pairs that do not turn, as a list of whole numbers.")
     hint = diagnose(
         sorted(listed),

@@ -86,6 +86,13 @@ def test_prope_pairs_names_the_mistake(capsys, answer, hint):
     assert ok is False and hint in out.replace("\n", " ")
 
 
+def test_prope_pairs_asks_for_a_list_when_given_a_generator(capsys):
+    ok, out = verdict(capsys, lambda: exercises.check_prope_pairs((i for i in range(16, 64)), 128, fraction=0.25))
+    assert ok is False and "give a list" in out.replace("\n", " ")
+    ok, out = verdict(capsys, lambda: exercises.check_prope_pairs(iter([1, 2]), 128, fraction=0.25))
+    assert ok is False and "give a list" in out.replace("\n", " ")
+
+
 def test_prope_pairs_uses_transformers_floating_point_count(capsys):
     """d = 100, fraction 0.58: int(0.58 * 100 // 2) = 28 pairs turn, not 29."""
     ok, _ = verdict(capsys, lambda: exercises.check_prope_pairs(range(28, 50), 100, fraction=0.58))
