@@ -143,7 +143,7 @@ def draw_sink_cache_explorer(
             ``trained_len`` is not an integer >= 1.
     """
     trained_len = check_positive_int("trained_len", trained_len)
-    fig, ax = plt.subplots(figsize=(6.5, 3.0))
+    fig, ax = plt.subplots(figsize=(6.5, 3.0), layout="constrained")
     info = sink_cache_panel(ax, length, sinks=sinks, window=window, reassign=reassign)
     ax.axhline(
         info["query"] - trained_len,
@@ -152,7 +152,7 @@ def draw_sink_cache_explorer(
         lw=1.2,
         label=f"keys (dots) below: farther than the trained length {trained_len} from the query",
     )
-    ax.legend(fontsize=7, loc="upper left")
+    fig.legend(fontsize=7, loc="outside lower center", frameon=False)  # clear of the stems
     mode = "positions in the cache" if reassign else "positions in the text"
     verdict = "within" if info["largest_offset"] < trained_len else "beyond"
     ax.set_title(
