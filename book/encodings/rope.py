@@ -458,7 +458,14 @@ def shift_rope(
     position: a median of about twice the error of one rounding, at most
     about five times, in float32, bfloat16 and float16), and the error
     accumulates over repeated shifts (100 shifts by 1 in float32: about 100
-    to 130 times one rounding). Non-finite values in ``x`` are not checked:
+    to 130 times one rounding): the cosines and sines are rounded to ``x``'s
+    dtype, so repeated shifts apply the same rounded rotation again. To
+    compute a shift in a wider format and round once per shift, as ggml's CPU
+    rope does for F16 tensors (``rotate_pairs`` in
+    ``ggml/src/ggml-cpu/ops.cpp`` of ggml-org/llama.cpp: float32 arithmetic,
+    one conversion back), widen and cast back,
+    ``shift_rope(x.double(), delta).to(x.dtype)``; chapter 12 measures both.
+    Non-finite values in ``x`` are not checked:
     they propagate to the output, as in ``apply_rope``.
 
     Args:

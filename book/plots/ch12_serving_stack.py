@@ -132,8 +132,10 @@ def draw_sink_cache_explorer(
     *, length: int = 64, sinks: int = 4, window: int = 8, reassign: bool = True, trained_len: int = 32
 ) -> plt.Figure:
     """Chapter 12's explorer: ``sink_cache_panel`` after ``length`` tokens,
-    with a dashed line at ``trained_len``, the longest offset the model is
-    assumed to have been trained on. The title gives the largest offset
+    with a dashed line at position ``query - trained_len``, where
+    ``trained_len`` is the longest offset the model is assumed to have been
+    trained on: a key whose stem ends below the line is farther than
+    ``trained_len`` from the next query. The title gives the largest offset
     between the next query and a cached key, against ``trained_len``.
 
     Raises:
@@ -141,10 +143,16 @@ def draw_sink_cache_explorer(
             ``trained_len`` is not an integer >= 1.
     """
     trained_len = check_positive_int("trained_len", trained_len)
-    fig, ax = plt.subplots(figsize=(6.5, 3.0))
+    fig, ax = plt.subplots(figsize=(6.5, 3.0), layout="constrained")
     info = sink_cache_panel(ax, length, sinks=sinks, window=window, reassign=reassign)
-    ax.axhline(trained_len, color=OKABE_ITO[3], ls="--", lw=1.2, label=f"trained length {trained_len}")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.axhline(
+        info["query"] - trained_len,
+        color=OKABE_ITO[3],
+        ls="--",
+        lw=1.2,
+        label=f"keys (dots) below: farther than the trained length {trained_len} from the query",
+    )
+    fig.legend(fontsize=7, loc="outside lower center", frameon=False)  # clear of the stems
     mode = "positions in the cache" if reassign else "positions in the text"
     verdict = "within" if info["largest_offset"] < trained_len else "beyond"
     ax.set_title(

@@ -264,6 +264,24 @@ def test_shift_rope_equals_rotating_at_the_shifted_positions(d, start, delta, se
     torch.testing.assert_close(shifted, enc.apply_rope(x, p + delta, base=base, layout=layout), atol=1e-11, rtol=0)
 
 
+@pytest.mark.parametrize("dtype, wider", [(torch.float32, torch.float64), (torch.bfloat16, torch.float32)])
+def test_repeated_shifts_computed_wider_and_rounded_once_per_shift_err_less(dtype, wider):
+    """The docstring's advice: shift_rope(x.to(wider), 1).to(dtype) keeps 100 shifts' error several times smaller."""
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(256, 64, dtype=torch.float64, generator=gen)
+    p = torch.randint(0, 4096, (256,), generator=gen)
+    exact = enc.apply_rope(x, p + 100)
+    own = wide = enc.apply_rope(x, p).to(dtype)
+    for _ in range(100):
+        own = enc.shift_rope(own, 1)  # rounded cos/sin in dtype, applied again and again
+        wide = enc.shift_rope(wide.to(wider), 1).to(dtype)
+
+    def err(y):
+        return float(((y.double() - exact).norm(dim=-1) / exact.norm(dim=-1)).median())
+
+    assert err(wide) < err(own) / 2
+
+
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
 def test_shift_rope_per_position_and_per_sequence_deltas(layout):
     gen = torch.Generator().manual_seed(3)

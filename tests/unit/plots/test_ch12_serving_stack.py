@@ -59,6 +59,16 @@ def test_draw_sink_cache_explorer_says_within_or_beyond():
     fig = plots.draw_sink_cache_explorer(length=100, sinks=4, window=8, reassign=False, trained_len=32)
     assert "largest offset 100, beyond the trained length 32" in fig.axes[0].get_title()
     plt.close(fig)
+
+
+def test_draw_sink_cache_explorer_draws_the_trained_length_back_from_the_query():
+    # the dashed line is at query - trained_len: the window keys (92..99) lie above it
+    for reassign, query in ((False, 100), (True, 12)):
+        fig = plots.draw_sink_cache_explorer(length=100, sinks=4, window=8, reassign=reassign, trained_len=32)
+        (line,) = fig.axes[0].get_lines()
+        assert list(line.get_ydata()) == [query - 32, query - 32]
+        assert "farther than the trained length 32 from the query" in line.get_label()
+        plt.close(fig)
     with pytest.raises(ValueError, match="trained_len"):
         plots.draw_sink_cache_explorer(trained_len=0)
     with pytest.raises(ValueError, match="window"):
