@@ -344,7 +344,7 @@ def _refuse_rebound_names_read_by_tests(nb: nbformat.NotebookNode) -> None:
 def write_assignments(root: Path, out_dir: Path, *, run_tests: bool = True) -> list[Path]:
     """Write every assignment of :func:`assignment_notebooks` into ``out_dir`` and run ``otter assign``.
 
-    The book's own wheel is built first (:func:`book._assignments.build_wheel`,
+    The book's own wheel is built first (``book._assignments.build_wheel``,
     offline, from ``root``'s sources). For each assignment ``<name>``:
     ``out_dir/<name>/<name>.ipynb`` (the master notebook, whose ``files:``
     lists the wheel), the wheel beside it, and ``out_dir/<name>/requirements.txt``,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -284,17 +286,22 @@ def test_experiment_speed_budgets_print_each_time_beside_its_budget(monkeypatch,
     assert calls[1][2:5] == ["book.experiments", "--suite", "--task"] and "--output" in calls[1]
 
 
-def test_explorer_frame_script_times_a_computed_explorer_beside_its_twin(capsys):
-    """The browser benchmark at a tiny size (two inputs, one explorer); skipped without Chromium."""
-    import importlib.util
+def test_explorer_frame_script_times_a_computed_explorer_beside_its_twin():
+    """The browser benchmark at a tiny size (two inputs, one explorer); skipped without Chromium.
 
+    Run as its own process: Playwright's sync API refuses to start inside the
+    event loop that the session's browser fixture keeps running."""
     from tests.conftest import _browser_or_skip
 
     _browser_or_skip()
-    spec = importlib.util.spec_from_file_location("explorer_frame", ROOT / "benchmarks" / "explorer_frame.py")
-    explorer_frame = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(explorer_frame)
-    explorer_frame.main(["--inputs", "2", "--views", "alibi"])
-    out = capsys.readouterr().out
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "explorer_frame.py"), "--inputs", "2", "--views", "alibi"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
     assert "| explorer | computed in the page | live twin's switch |" in out
     assert re.search(r"^\| alibi \| [\d.]+ / [\d.]+ \([\d.]+\) \| [\d.]+ / [\d.]+ \([\d.]+\) \|$", out, re.M), out
