@@ -474,11 +474,6 @@ LIVE_TWINS = {
         _chapter8_results,
         {"task": ("copy", "copy"), "schemes": ("rope alibi t5", ("rope", "alibi", "t5")), "seeds": ("lines", "lines")},
     ),
-    "notebooks/09_long_context": (
-        "draw_scaling_explorer",
-        lambda: {"d_model": 128},
-        {"scale": ("8", 8.0), "original_max_len": ("32", 32)},
-    ),
     "notebooks/10_todays_models#live-ch10-two-bases": (
         "draw_two_bases_explorer",
         dict,
@@ -514,6 +509,7 @@ COMPUTED = {
     "notebooks/04_fingerprints": "fingerprint",
     "notebooks/06_rope": "rope",
     "notebooks/07_relative": "alibi",
+    "notebooks/09_long_context": "scaling",
 }
 
 
