@@ -163,6 +163,27 @@ def _whole_number(answer: Any) -> int | None:
     return int(round(value))
 
 
+def _angles(answer: Any, n: int, per: str) -> tuple[torch.Tensor | None, str | None]:
+    """``answer`` as ``n`` finite real angles (a flat tensor), or ``None`` and
+    the hint that says what is wrong with it; ``per`` names what each angle
+    belongs to ("pair", "frequency")."""
+    if _is_complex(answer):
+        return None, "Angles are real numbers; this answer has complex entries."
+    got = None if isinstance(answer, (str, bytes, dict, set, frozenset)) else _real_tensor(answer)
+    if got is None or got.numel() != n:
+        return None, f"Give {n} angles, one per {per}, in radians."
+    got = got.flatten()
+    if not bool(torch.isfinite(got).all()):
+        return None, "Every angle is a finite number of radians."
+    return got, None
+
+
+def _same_angles(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal angles up to whole turns, to 3 decimals (a rounded answer passes)."""
+    diff = torch.remainder(a - b + math.pi, 2 * math.pi) - math.pi
+    return bool((diff.abs() <= 1e-3).all())
+
+
 def _per_head_same(rtol: float, atol: float) -> Callable[[torch.Tensor, torch.Tensor], bool]:
     """A ``same`` for :func:`diagnose` on per-head vectors: every head within
     ``rtol`` (relative) and ``atol`` (absolute), as ``torch.allclose``."""

@@ -15,7 +15,7 @@ import torch
 
 from .._validate import check_positive_int, check_real
 from ..encodings.rope_2d import AxialConvention
-from ._feedback import _is_complex, _real_tensor, _verdict, _whole_list, _whole_number, diagnose
+from ._feedback import _angles, _real_tensor, _same_angles, _verdict, _whole_list, _whole_number, diagnose
 
 __all__ = [
     "check_two_bases",
@@ -201,18 +201,10 @@ def check_mrope_patch(
 
     right = table((t, h, w), interleaved)
     half = d_model // 2
-    if _is_complex(answer):
-        return _verdict(False, "Angles are real numbers; this answer has complex entries.")
-    got = None if isinstance(answer, (str, bytes, dict, set, frozenset)) else _real_tensor(answer)
-    if got is None or got.numel() != half:
-        return _verdict(False, f"Give {half} angles, one per frequency, in radians.")
-    got = got.flatten()
-    if not bool(torch.isfinite(got).all()):
-        return _verdict(False, "Every angle is a finite number of radians.")
-
-    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
-        diff = torch.remainder(a - b + math.pi, 2 * math.pi) - math.pi
-        return bool((diff.abs() <= 1e-3).all())  # to 3 decimals: rounded answers pass
+    got, problem = _angles(answer, half, "frequency")
+    if got is None:
+        return _verdict(False, problem or "")
+    same = _same_angles
 
     if same(got, right):
         return _verdict(
@@ -261,18 +253,10 @@ def check_axial_patch(
     freqs = axial_rope_frequencies(d_model, base=base, convention=convention)
     right = r * freqs[0] + c * freqs[1]
     half = d_model // 2
-    if _is_complex(answer):
-        return _verdict(False, "Angles are real numbers; this answer has complex entries.")
-    got = None if isinstance(answer, (str, bytes, dict, set, frozenset)) else _real_tensor(answer)
-    if got is None or got.numel() != half:
-        return _verdict(False, f"Give {half} angles, one per pair, in radians.")
-    got = got.flatten()
-    if not bool(torch.isfinite(got).all()):
-        return _verdict(False, "Every angle is a finite number of radians.")
-
-    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
-        diff = torch.remainder(a - b + math.pi, 2 * math.pi) - math.pi
-        return bool((diff.abs() <= 1e-3).all())  # to 3 decimals: rounded answers pass
+    got, problem = _angles(answer, half, "pair")
+    if got is None:
+        return _verdict(False, problem or "")
+    same = _same_angles
 
     if same(got, right):
         return _verdict(True, "Each pair turns by one coordinate: its axis's id times base^(-4j/d).")

@@ -5,14 +5,13 @@ Checks, in the chapter's order: ``check_left_pad_ids``, ``check_shift_angles``, 
 
 from __future__ import annotations
 
-import math
 import operator
 from typing import Any, Sequence
 
 import torch
 
 from .._validate import check_base, check_even
-from ._feedback import _is_complex, _real_tensor, _verdict, _whole_number, diagnose
+from ._feedback import _angles, _is_complex, _real_tensor, _same_angles, _verdict, _whole_number, diagnose
 
 __all__ = [
     "check_left_pad_ids",
@@ -93,18 +92,10 @@ def check_shift_angles(answer: Any, delta: int, *, d_model: int, base: float = 1
     w = frequencies(d_model, base=base)
     right = delta * w
     half = d_model // 2
-    if _is_complex(answer):
-        return _verdict(False, "Angles are real numbers; this answer has complex entries.")
-    got = None if isinstance(answer, (str, bytes, dict, set, frozenset)) else _real_tensor(answer)
-    if got is None or got.numel() != half:
-        return _verdict(False, f"Give {half} angles, one per pair, in radians.")
-    got = got.flatten()
-    if not bool(torch.isfinite(got).all()):
-        return _verdict(False, "Every angle is a finite number of radians.")
-
-    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
-        diff = torch.remainder(a - b + math.pi, 2 * math.pi) - math.pi
-        return bool((diff.abs() <= 1e-3).all())
+    got, problem = _angles(answer, half, "pair")
+    if got is None:
+        return _verdict(False, problem or "")
+    same = _same_angles
 
     if same(got, right):
         return _verdict(
