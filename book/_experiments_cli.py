@@ -56,6 +56,14 @@ def parser() -> argparse.ArgumentParser:
         "and write book/results/stretch_<task>_<scheme>.json",
     )
     p.add_argument(
+        "--fine-tune",
+        choices=("rope",),
+        metavar="SCHEME",
+        help="with --suite and --task local_sum: fine-tune the committed annealed models of SCHEME (rope) and "
+        "their rerun briefly at 128 tokens under each of chapter 9's scaling rules, score them "
+        "(book.annealed.run_fine_tune), and write book/results/finetune_local_sum_<scheme>.json",
+    )
+    p.add_argument(
         "--rerun",
         action="store_true",
         help="with --suite: run the suite again, sweep included, and write "
@@ -172,9 +180,31 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     if args.task is not None and args.task not in benchmark.TASKS:
         parser().error(f"--suite runs the tasks {', '.join(benchmark.TASKS)}, not --task {args.task}")
     tasks = benchmark.TASKS if args.task is None else (args.task,)
-    if args.every_rate and (args.rerun or args.anneal is not None or args.stretch is not None):
-        parser().error("--every-rate runs the sweep alone: not with --rerun, --anneal or --stretch")
+    if args.every_rate and (args.rerun or args.anneal is not None or args.stretch is not None or args.fine_tune):
+        parser().error("--every-rate runs the sweep alone: not with --rerun, --anneal, --stretch or --fine-tune")
     start_method = "fork" if sys.platform == "linux" else "spawn"
+    if args.fine_tune is not None:
+        if args.task != "local_sum" or args.anneal is not None or args.stretch is not None or args.rerun:
+            parser().error("--fine-tune needs --task local_sum, and none of --anneal, --stretch or --rerun")
+        from .annealed import run_fine_tune
+
+        tuned = run_fine_tune(
+            args.task, args.fine_tune, workers=args.workers, progress=not args.quiet, start_method=start_method
+        )
+        path = (
+            args.output or Path(benchmark.__file__).parent / "results"
+        ) / f"finetune_{args.task}_{args.fine_tune}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(tuned, indent=1) + "\n", encoding="utf-8")
+        for rule in tuned["rules"]:
+            parts = [
+                f"{run} {part} " + " ".join(f"{v[part]:.1%}" for v in tuned["scores"][run][rule].values())
+                for run in ("committed", "rerun")
+                for part in ("within", "past")
+            ]
+            print(f"{rule:<10} " + "; ".join(parts))
+        print(f"results written to {path} ({tuned['timing']['wall_seconds']:.1f} s)")
+        return 0
     if args.stretch is not None:
         if args.task is None or args.anneal is not None or args.rerun:
             parser().error("--stretch needs one --task, and neither --anneal nor --rerun")

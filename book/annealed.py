@@ -19,6 +19,14 @@ benchmark's test lengths; ``run_stretch`` does it for both runs of a task::
     python -m book.experiments --suite --task recall --stretch rope
 
 and writes ``book/results/stretch_recall_rope.json``.
+
+``fine_tune_scores`` fine-tunes chapter 9's ``local_sum`` models briefly at a
+longer length under each rule and scores them; ``run_fine_tune`` does it for
+both runs::
+
+    python -m book.experiments --suite --task local_sum --fine-tune rope
+
+and writes ``book/results/finetune_local_sum_rope.json``.
 """
 
 from __future__ import annotations
@@ -33,8 +41,8 @@ import torch
 from . import __version__
 from ._validate import check_choice, check_positive_int
 from .benchmark import TASKS, _pool, benchmark_config, validation_score
-from .experiments import Config, _iterate, _loss_curve, _machine, _new_model, _train_in_worker, evaluate
-from .models import SCHEMES, TinyTransformer, stop_rule_met, window_mean
+from .experiments import Config, _iterate, _loss_curve, _machine, _new_model, _train_in_worker, evaluate, held_out_batch
+from .models import SCHEMES, TinyTransformer, accuracy_by_position, stop_rule_met, train, window_mean
 from .results import state_from_json, state_to_json
 
 __all__ = [
@@ -45,6 +53,9 @@ __all__ = [
     "stretch_setting",
     "stretch_scores",
     "run_stretch",
+    "FINE_TUNE",
+    "fine_tune_scores",
+    "run_fine_tune",
 ]
 
 #: The rules chapter 9 compares (names of ``book.scaling.RULES``), in its order.
@@ -306,6 +317,150 @@ def run_stretch(
         "sources": names,
         "scale": scale,
         "original_max_len": longest,
+        "rules": list(rules),
+        "config": stored["committed"]["config"],
+        "scores": scores,
+        "timing": {"wall_seconds": round(time.perf_counter() - start, 2), "workers": workers, "machine": _machine()},
+    }
+
+
+#: Chapter 9's fine-tune of its ``local_sum`` models: the input length (in
+#: tokens), the number of training steps and the peak learning rate.
+FINE_TUNE: dict[str, Any] = {"length": 128, "steps": 30, "lr": 1e-3}
+
+
+def fine_tune_scores(
+    results: Mapping[str, Any],
+    rules: Sequence[str] = STRETCH_RULES,
+    *,
+    seeds: Sequence[int] | None = None,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Fine-tune the ``local_sum`` models of a ``run_annealed`` results dict
+    under each scaling rule, then score them, as chapter 9 does.
+
+    For each seed and rule, a copy of the model gets ``rule``'s frequencies
+    for ``scale = length / train_len`` and ``original_max_len = train_len``
+    (``TinyTransformer.set_rope_scaling``; ``length``, ``steps`` and ``lr``
+    from ``FINE_TUNE``). ``book.models.train`` trains it ``steps`` steps at
+    peak rate ``lr`` (its warm-up and cosine schedule, no early stopping,
+    its generator seeded with the model's seed) on ``local_sum`` batches of
+    ``length`` tokens (``config.batch`` sequences, ``config.offsets``). With
+    the rule's frequencies still on, ``book.models.accuracy_by_position``
+    scores it on the held-out batch of ``length`` tokens
+    (``book.experiments.held_out_batch(config, seed, length)``). ``within``
+    is the mean accuracy at positions ``1 .. train_len - 1`` (position 0 has
+    no target) and ``past`` at ``train_len .. length - 1``, unrounded.
+
+    Args:
+        results: ``run_annealed``'s dict of a ``local_sum`` RoPE run
+            (``book.results.load("annealed_local_sum_rope")``).
+        rules: names of ``book.scaling.RULES`` (default ``STRETCH_RULES``).
+        seeds: the seeds to fine-tune (default: all of ``results``); the
+            result lists them in increasing order.
+
+    Returns:
+        ``{rule: {str(seed): {"within": w, "past": p}}}``.
+
+    Raises:
+        TypeError: if ``results`` is not ``run_annealed``'s dict, or ``rules``
+            or ``seeds`` is a string or not a sequence.
+        ValueError: for an unknown or repeated rule, no rules, a seed that
+            ``results`` does not hold, a task other than ``local_sum`` or a
+            model that is not a RoPE model.
+    """
+    import copy
+
+    from .tasks import local_sum
+
+    results = _annealed_results(results)
+    if Config.from_results(dict(results)).task != "local_sum":
+        raise ValueError(f"results must be a local_sum run to fine-tune, got task {results['config'].get('task')!r}")
+    stretch_scores(results, rules, seeds=[])  # validates results and rules
+    rules = tuple(rules)
+    held = tuple(sorted(int(seed) for seed in results["runs"]))
+    if seeds is None:
+        seeds = held
+    if isinstance(seeds, str) or not isinstance(seeds, Sequence):
+        raise TypeError(f"seeds must be a sequence of ints, got {type(seeds).__name__} {seeds!r}")
+    seeds = tuple(sorted({check_choice("seeds", seed, held) for seed in seeds}))
+    config = Config.from_results(dict(results))
+    length, steps, lr = FINE_TUNE["length"], FINE_TUNE["steps"], FINE_TUNE["lr"]
+    L = config.train_len
+
+    def long_batch(generator: torch.Generator) -> Any:
+        return local_sum(config.batch, length, offsets=config.offsets, generator=generator)
+
+    models = annealed_models({**results, "runs": {str(seed): results["runs"][str(seed)] for seed in seeds}})
+    out: dict[str, dict[str, dict[str, float]]] = {rule: {} for rule in rules}
+    for rule in rules:
+        for seed, model in models.items():
+            tuned = copy.deepcopy(model)
+            tuned.set_rope_scaling(rule=rule, scale=length / L, original_max_len=L)
+            train(tuned, long_batch, steps=steps, lr=lr, seed=seed)
+            acc = accuracy_by_position(tuned, held_out_batch(config, seed, length))
+            out[rule][str(seed)] = {"within": float(acc[1:L].mean()), "past": float(acc[L:].mean())}
+    return out
+
+
+def _fine_tune_job(name: str, seed: int, rules: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
+    """``fine_tune_scores`` of one seed of the committed result ``name``, on one thread; runs in a worker."""
+    from .results import load
+
+    torch.set_num_threads(1)
+    return fine_tune_scores(load(name), rules, seeds=[seed])
+
+
+def run_fine_tune(
+    task: str = "local_sum",
+    scheme: str = "rope",
+    *,
+    rules: Sequence[str] = STRETCH_RULES,
+    workers: int = 2,
+    progress: bool = True,
+    start_method: str = "spawn",
+) -> dict[str, Any]:
+    """``fine_tune_scores`` of the committed annealed models of ``task``
+    (``annealed_<task>_<scheme>``) and of their rerun under other CPU kernels
+    (``annealed_<task>_<scheme>_rerun``), one job per (run, seed) in
+    ``workers`` processes of one thread, as a JSON-ready dict: ``scores``
+    holds ``{"committed": ..., "rerun": ...}``, each ``fine_tune_scores``'s
+    dict, beside ``fine_tune`` (``FINE_TUNE``), ``rules``, the config and the
+    timing.
+
+    Raises:
+        ValueError: for a task other than ``local_sum``, a scheme other than
+            ``"rope"``, or ``workers`` not positive.
+        FileNotFoundError: if an annealed result is not installed.
+    """
+    from .results import load
+
+    task = check_choice("task", task, ("local_sum",))
+    scheme = check_choice("scheme", scheme, ("rope",))
+    workers = check_positive_int("workers", workers)
+    check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
+    names = {"committed": f"annealed_{task}_{scheme}", "rerun": f"annealed_{task}_{scheme}_rerun"}
+    stored = {run: load(name) for run, name in names.items()}
+    fine_tune_scores(stored["committed"], rules, seeds=[])  # validates rules before any work
+    rules = tuple(rules)
+    jobs = [(run, int(seed)) for run in names for seed in stored[run]["runs"]]
+    start = time.perf_counter()
+    pool = _pool(workers, start_method)
+    if pool is None:
+        done = _iterate((_fine_tune_job(names[run], seed, rules) for run, seed in jobs), len(jobs), progress)
+    else:
+        with pool:
+            futures = [pool.submit(_fine_tune_job, names[run], seed, rules) for run, seed in jobs]
+            done = _iterate((f.result() for f in futures), len(futures), progress)
+    scores: dict[str, dict[str, dict[str, dict[str, float]]]] = {run: {rule: {} for rule in rules} for run in names}
+    for (run, _), part in zip(jobs, done):
+        for rule in rules:
+            scores[run][rule] |= part[rule]
+    return {
+        "book_version": __version__,
+        "fine_tune": dict(FINE_TUNE),
+        "task": task,
+        "scheme": scheme,
+        "sources": names,
         "rules": list(rules),
         "config": stored["committed"]["config"],
         "scores": scores,

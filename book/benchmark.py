@@ -25,6 +25,7 @@ three values by the validation loss within the training length
     python -m book.experiments --suite --task recall    # one task
     python -m book.experiments --suite --task local_sum --anneal rope   # chapter 9's models
     python -m book.experiments --suite --task recall --stretch rope     # recall's annealed models, scored under chapter 9's rules
+    python -m book.experiments --suite --task local_sum --fine-tune rope  # local_sum's, fine-tuned at 128 tokens under each rule
 
 Training, validation and test inputs come from disjoint hash classes of the
 input space (``Config.split_inputs``), checked by ``leaked_inputs`` and

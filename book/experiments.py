@@ -621,6 +621,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_suite_from_args(args)
     if args.every_rate:
         parser().error("--every-rate needs --suite")
+    if args.fine_tune is not None:
+        parser().error("--fine-tune needs --suite")
     try:
         config = config_from_args(args)
     except (TypeError, ValueError) as err:

@@ -63,6 +63,7 @@ COMMANDS: dict[str, str] = {
     # their scores under chapter 9's scaling rules, both runs (book.annealed.run_stretch)
     "stretch_recall_rope": f"{_EXPERIMENT} --suite --task recall --stretch rope",
     "stretch_copy_rope": f"{_EXPERIMENT} --suite --task copy --stretch rope",
+    "finetune_local_sum_rope": f"{_EXPERIMENT} --suite --task local_sum --fine-tune rope",
 }
 
 

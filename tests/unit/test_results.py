@@ -286,3 +286,127 @@ def test_the_stretch_functions_refuse_bad_input_clearly():
     for argv in (["--suite", "--stretch", "rope"], ["--suite", "--task", "copy", "--stretch", "rope", "--rerun"]):
         with pytest.raises(SystemExit):
             experiments_cli.run_suite_from_args(experiments_cli.parser().parse_args(argv))
+
+
+# how far a stored fine-tune score may move on another CPU: recomputed under
+# ATEN_CPU_CAPABILITY=default and avx2 (every rule, seeds 0 and 1, both runs),
+# none moved at all; the room is one answer in a few thousand
+FINE_TUNE_ROOM = 1e-3
+
+
+def test_the_fine_tune_scores_are_what_fine_tune_scores_computes_from_the_annealed_models():
+    """finetune_local_sum_rope.json: its command, its sources, its setting,
+    every (rule, seed) of both runs, and one recomputed cell per run (PI,
+    seed 1) equal to the stored one, while a sabotaged value and another
+    rule's cell differ."""
+    from book import annealed
+
+    words = shlex.split(results.COMMANDS["finetune_local_sum_rope"])
+    args = experiments_cli.parser().parse_args(words[3:])
+    assert args.suite and args.task == "local_sum" and args.fine_tune == "rope" and args.output is None
+    stored = results.load("finetune_local_sum_rope")
+    sources = {"committed": "annealed_local_sum_rope", "rerun": "annealed_local_sum_rope_rerun"}
+    assert stored["sources"] == sources and stored["task"] == "local_sum" and stored["scheme"] == "rope"
+    assert stored["fine_tune"] == annealed.FINE_TUNE == {"length": 128, "steps": 30, "lr": 1e-3}
+    models = {run: results.load(name) for run, name in sources.items()}
+    assert stored["config"] == models["committed"]["config"]
+    assert stored["rules"] == list(annealed.STRETCH_RULES) == list(stored["scores"]["committed"])
+    for run, source in models.items():
+        for rule in stored["rules"]:
+            assert sorted(stored["scores"][run][rule]) == sorted(source["runs"])
+            assert all(0 <= v <= 1 for cell in stored["scores"][run][rule].values() for v in cell.values())
+        computed = annealed.fine_tune_scores(source, ["PI"], seeds=[1])["PI"]["1"]
+        kept = stored["scores"][run]["PI"]["1"]
+        same = lambda a, b: a.keys() == b.keys() and all(abs(a[k] - b[k]) <= FINE_TUNE_ROOM for k in a)  # noqa: E731
+        assert same(kept, computed), (run, kept, computed)
+        assert not same({**kept, "within": kept["within"] + 10 * FINE_TUNE_ROOM}, computed)  # sabotaged
+        assert not same(stored["scores"][run]["YaRN"]["1"], computed)  # another rule's cell
+
+
+def _rope_state(model) -> tuple:
+    freqs = None if model.rope_freqs is None else tuple(model.rope_freqs.tolist())
+    return freqs, model.rope_factor
+
+
+def test_fine_tune_scores_trains_a_copy_under_the_rule_and_scores_it_at_the_length(monkeypatch):
+    """With training and scoring recorded: each rule's copy is trained on
+    local_sum batches of FINE_TUNE's length, for its steps at its rate and
+    the model's seed, and scored with the rule still on; the original model is
+    left as it was; within and past split the curve at train_len."""
+    from book import annealed
+
+    stored = results.load("annealed_local_sum_rope")
+    L = experiments.Config.from_results(stored).train_len
+    trained, scored = [], []
+
+    def fake_train(model, make_batch, *, steps, lr, seed):
+        batch = make_batch(torch.Generator().manual_seed(0))
+        trained.append((id(model), batch.inputs.shape[1], steps, lr, seed, _rope_state(model)))
+        return [0.0] * steps
+
+    def fake_accuracy(model, batch):
+        scored.append((id(model), batch.inputs.shape[1], _rope_state(model)))
+        return torch.cat([torch.full((L,), 0.75), torch.full((batch.inputs.shape[1] - L,), 0.25)])
+
+    monkeypatch.setattr(annealed, "train", fake_train)
+    monkeypatch.setattr(annealed, "accuracy_by_position", fake_accuracy)
+    untouched = annealed.annealed_models(stored)[0]
+    out = annealed.fine_tune_scores(stored, ["PI", "YaRN"], seeds=[2, 0])
+    assert out == {r: {s: {"within": 0.75, "past": 0.25} for s in ("0", "2")} for r in ("PI", "YaRN")}
+    assert [t[1:5] for t in trained] == [(128, 30, 1e-3, s) for s in (0, 2)] * 2
+    assert [(t[0], t[5]) for t in trained] == [(s[0], s[2]) for s in scored]  # the trained copy, rule on
+    assert len({t[5] for t in trained}) == 2 and all(s[1] == 128 for s in scored)
+    assert _rope_state(untouched) == (None, 1.0)  # the copies were rescaled
+
+
+def test_run_fine_tune_tunes_both_runs_of_every_seed(monkeypatch):
+    from book import annealed
+
+    calls = []
+
+    def fake(results_dict, rules, *, seeds=None):
+        calls.append((results_dict.get("rerun", False), tuple(rules), seeds))
+        return {rule: {str(s): {"within": 0.5, "past": float(s)} for s in seeds} for rule in rules}
+
+    monkeypatch.setattr(annealed, "fine_tune_scores", fake)
+    out = annealed.run_fine_tune(rules=["PI"], workers=1, progress=False)
+    assert out["fine_tune"] == annealed.FINE_TUNE and out["rules"] == ["PI"] and out["task"] == "local_sum"
+    assert (
+        out["scores"]["committed"]
+        == out["scores"]["rerun"]
+        == {"PI": {str(s): {"within": 0.5, "past": float(s)} for s in range(5)}}
+    )
+    assert sorted(c[0] for c in calls if c[2]) == [False] * 5 + [True] * 5
+
+
+def test_the_fine_tune_functions_refuse_bad_input_clearly():
+    from book import annealed
+
+    stored = results.load("annealed_local_sum_rope")
+    with pytest.raises(TypeError, match="results must be the dict"):
+        annealed.fine_tune_scores({"runs": {}}, ["PI"])
+    with pytest.raises(ValueError, match="local_sum run"):
+        annealed.fine_tune_scores(results.load("annealed_copy_rope"), ["PI"])
+    with pytest.raises(TypeError, match="rules must be a sequence"):
+        annealed.fine_tune_scores(stored, "PI")
+    with pytest.raises(ValueError, match="rules must name at least one rule, each once"):
+        annealed.fine_tune_scores(stored, ["PI", "PI"])
+    with pytest.raises(TypeError, match="seeds must be a sequence"):
+        annealed.fine_tune_scores(stored, ["PI"], seeds=3)
+    with pytest.raises(ValueError, match="seeds must be one of"):
+        annealed.fine_tune_scores(stored, ["PI"], seeds=[7])
+    with pytest.raises(ValueError, match="task must be one of"):
+        annealed.run_fine_tune("copy")
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        annealed.run_fine_tune("local_sum", "alibi")
+    with pytest.raises(ValueError, match="workers"):
+        annealed.run_fine_tune(workers=0)
+    for argv in (
+        ["--suite", "--task", "copy", "--fine-tune", "rope"],
+        ["--suite", "--task", "local_sum", "--fine-tune", "rope", "--rerun"],
+        ["--suite", "--task", "local_sum", "--fine-tune", "rope", "--stretch", "rope"],
+    ):
+        with pytest.raises(SystemExit):
+            experiments_cli.run_suite_from_args(experiments_cli.parser().parse_args(argv))
+    with pytest.raises(SystemExit):
+        experiments.main(["--fine-tune", "rope"])
