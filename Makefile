@@ -16,10 +16,19 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: book book-student test test-fast test-unit test-notebooks test-site lab notebooks reader clean
 
+# The installer of the pinned requirements: pip, or uv (https://docs.astral.sh/uv)
+# when it is on PATH or named by UV=; both install the same pins, uv several
+# times faster (.ci/run uses it). UV= (empty) forces pip.
+UV ?= $(shell command -v uv 2>/dev/null)
+
 $(STAMP): requirements.txt requirements-reader.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
+ifeq ($(UV),)
 	$(BIN)/python -m pip install -r requirements.txt
+else
+	$(UV) pip install --python $(BIN)/python -r requirements.txt
+endif
 	touch $(STAMP)
 
 book: $(STAMP)
