@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from statistics import mean
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 import torch
@@ -255,12 +256,23 @@ def stretch_scores(
     return out
 
 
-def _stretch_job(name: str, seed: int, rules: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
-    """``stretch_scores`` of one seed of the committed result ``name``, on one thread; runs in a worker."""
+def _one_thread(score: Any, name: str, seed: int, rules: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
+    """``score(load(name), rules, seeds=[seed])`` on one torch thread; the
+    caller's thread count is restored after (with one worker the job runs in
+    the calling process)."""
     from .results import load
 
+    before = torch.get_num_threads()
     torch.set_num_threads(1)
-    return stretch_scores(load(name), rules, seeds=[seed])
+    try:
+        return score(load(name), rules, seeds=[seed])
+    finally:
+        torch.set_num_threads(before)
+
+
+def _stretch_job(name: str, seed: int, rules: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
+    """``stretch_scores`` of one seed of the committed result ``name``, on one thread; runs in a worker."""
+    return _one_thread(stretch_scores, name, seed, rules)
 
 
 def run_stretch(
@@ -325,8 +337,8 @@ def run_stretch(
 
 
 #: Chapter 9's fine-tune of its ``local_sum`` models: the input length (in
-#: tokens), the number of training steps and the peak learning rate.
-FINE_TUNE: dict[str, Any] = {"length": 128, "steps": 30, "lr": 1e-3}
+#: tokens), the number of training steps and the peak learning rate (read-only).
+FINE_TUNE: Mapping[str, Any] = MappingProxyType({"length": 128, "steps": 30, "lr": 1e-3})
 
 
 def fine_tune_scores(
@@ -373,9 +385,13 @@ def fine_tune_scores(
     from .tasks import local_sum
 
     results = _annealed_results(results)
-    if Config.from_results(dict(results)).task != "local_sum":
+    if not isinstance(results.get("config"), Mapping):
+        raise TypeError("results must be the dict that book.annealed.run_annealed returns (it has no config)")
+    if results["config"].get("task") != "local_sum":
         raise ValueError(f"results must be a local_sum run to fine-tune, got task {results['config'].get('task')!r}")
-    stretch_scores(results, rules, seeds=[])  # validates results and rules
+    if results.get("scheme") != "rope":
+        raise ValueError(f"results must hold RoPE models to fine-tune, got scheme {results.get('scheme')!r}")
+    stretch_scores(results, rules, seeds=[])  # validates the rules
     rules = tuple(rules)
     held = tuple(sorted(int(seed) for seed in results["runs"]))
     if seeds is None:
@@ -404,10 +420,7 @@ def fine_tune_scores(
 
 def _fine_tune_job(name: str, seed: int, rules: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
     """``fine_tune_scores`` of one seed of the committed result ``name``, on one thread; runs in a worker."""
-    from .results import load
-
-    torch.set_num_threads(1)
-    return fine_tune_scores(load(name), rules, seeds=[seed])
+    return _one_thread(fine_tune_scores, name, seed, rules)
 
 
 def run_fine_tune(
@@ -427,9 +440,21 @@ def run_fine_tune(
     dict, beside ``fine_tune`` (``FINE_TUNE``), ``rules``, the config and the
     timing.
 
+    Args:
+        task: ``"local_sum"``, the one task chapter 9 fine-tunes.
+        scheme: ``"rope"``.
+        rules: names of ``book.scaling.RULES`` (default ``STRETCH_RULES``).
+        workers: processes; with 1 the jobs run in this process.
+        progress: show a ``tqdm`` progress bar.
+        start_method: how worker processes start (``"spawn"``, ``"fork"`` or
+            ``"forkserver"``).
+
     Raises:
         ValueError: for a task other than ``local_sum``, a scheme other than
-            ``"rope"``, or ``workers`` not positive.
+            ``"rope"``, ``workers`` not positive, an unknown or repeated rule
+            or an unknown ``start_method``.
+        TypeError: if ``rules`` is a string or not a sequence, or ``progress``
+            is not True or False.
         FileNotFoundError: if an annealed result is not installed.
     """
     from .results import load
@@ -437,6 +462,8 @@ def run_fine_tune(
     task = check_choice("task", task, ("local_sum",))
     scheme = check_choice("scheme", scheme, ("rope",))
     workers = check_positive_int("workers", workers)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
     check_choice("start_method", start_method, ("spawn", "fork", "forkserver"))
     names = {"committed": f"annealed_{task}_{scheme}", "rerun": f"annealed_{task}_{scheme}_rerun"}
     stored = {run: load(name) for run, name in names.items()}
