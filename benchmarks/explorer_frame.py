@@ -48,6 +48,7 @@ TWINS = {
     "rope": ("draw_rope_explorer", "qk", {"m": [0, 6], "n": [0, 3]}),
     "alibi": ("draw_alibi_explorer", {}, {"head": [1, 2], "seq_len": [16, 32]}),
     "scaling": ("draw_scaling_explorer", {}, {"scale": [2.0, 4.0], "original_max_len": [32, 2048]}),
+    "precision": ("draw_precision_explorer", {}, {"dtype": ["bfloat16", "float16"], "longest": [2**12, 2**17]}),
 }
 
 MEASURE = """async ([root, n, seed, twin]) => {

@@ -3,7 +3,8 @@ speed of a copy".
 
 Figures: ``rope_angle_errors``; the explorer's drawing: ``draw_precision_explorer``, a pure
 function of the explorer's state: the explorer of ``book.widgets`` only wires controls to it,
-and the chapter's live twin (``book.plots.live.live_twin``) shows it at a grid of states.
+and the computed explorer ``"precision"`` of ``book.plots.computed`` draws the same figure
+in a web page.
 """
 
 from __future__ import annotations
@@ -57,6 +58,17 @@ def rope_angle_errors(
     return errors
 
 
+def _explorer_positions(longest: int) -> torch.Tensor:
+    """The explorer's positions: 80 spaced logarithmically from 1 to
+    ``longest`` (float32, as ``torch.logspace`` makes them), truncated to
+    integers, without repeats. The computed explorer (``js/precision.js``)
+    repeats this."""
+    longest = check_positive_int("longest", longest)
+    if longest < 2:
+        raise ValueError(f"longest must be at least 2, got {longest}")
+    return torch.unique(torch.logspace(0, math.log2(longest), 80, base=2).long())
+
+
 def draw_precision_explorer(
     *, dtype: str = "bfloat16", d_model: int = 128, base: float = 10000.0, longest: int = 2**17
 ) -> plt.Figure:
@@ -70,10 +82,7 @@ def draw_precision_explorer(
         ValueError: if ``longest`` is below 2, or (as ``rope_angle_errors``)
             ``dtype`` is not a torch dtype's name.
     """
-    longest = check_positive_int("longest", longest)
-    if longest < 2:
-        raise ValueError(f"longest must be at least 2, got {longest}")
-    positions = torch.unique(torch.logspace(0, math.log2(longest), 80, base=2).long())
+    positions = _explorer_positions(longest)
     fig, (ax,) = _new_figure(1, (7.0, 3.4))
     errors = rope_angle_errors(ax, positions, d_model, dtypes=[dtype], base=base)
     ax.legend(fontsize=8, loc="center right")  # clear of both lines

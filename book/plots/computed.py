@@ -8,7 +8,7 @@ real ranges, check boxes), a figure drawn with plain SVG and a canvas, and a
 text alternative, updated with the state, that gives the numbers the prose
 uses. Its JavaScript (``js/`` next to this module, no library) is inlined:
 one module per formula family (``sinusoidal.js``, ``rope.js``,
-``alibi.js``, ``scaling.js``), one view per explorer (``view_<view>.js``)
+``alibi.js``, ``scaling.js``, ``precision.js``), one view per explorer (``view_<view>.js``)
 and ``core.js`` (controls and drawing). No external file and no network, so
 it works from a folder of files (``file://``) as from a server.
 
@@ -67,9 +67,14 @@ def _check(name: str, label: str, value: bool) -> dict[str, Any]:
     return {"name": name, "label": label, "kind": "check", "value": value}
 
 
+def _choice(name: str, label: str, options: list[str], value: str) -> dict[str, Any]:
+    return {"name": name, "label": label, "kind": "choice", "options": options, "value": value}
+
+
 #: For each view, the formula modules it needs (in order) and its controls. A
 #: control of kind ``"log10"`` stands for ``10 ** x`` and ``"log2int"`` for
-#: ``round(2 ** x)`` of its slider position ``x``; ``"check"`` is a check box.
+#: ``round(2 ** x)`` of its slider position ``x``; ``"check"`` is a check box
+#: and ``"choice"`` a drop-down list of ``options`` (its value is the text).
 COMPUTED_VIEWS: dict[str, dict[str, Any]] = {
     "pe": {
         "modules": ["sinusoidal"],
@@ -121,6 +126,15 @@ COMPUTED_VIEWS: dict[str, dict[str, Any]] = {
             _c("d_model", "head width d", 8, 256, 2, 128),
         ],
     },
+    "precision": {
+        "modules": ["sinusoidal", "precision"],
+        "controls": [
+            _choice("dtype", "angles in", ["bfloat16", "float16", "float32"], "bfloat16"),
+            _c("d_model", "head width d", 8, 256, 2, 128),
+            _c("base", "base", 2, 7, 0.01, 4, "log10"),
+            _c("longest", "up to position", 4, 24, 0.01, 17, "log2int"),
+        ],
+    },
 }
 
 
@@ -147,6 +161,11 @@ def computed_controls(view: str, initial: Mapping[str, Any] | None = None) -> li
         if c["kind"] == "check":
             if not isinstance(value, bool):
                 raise ValueError(f"initial[{c['name']!r}] must be True or False, got {value!r}")
+            c["value"] = value
+            continue
+        if c["kind"] == "choice":
+            if value not in c["options"]:
+                raise ValueError(f"initial[{c['name']!r}] must be one of {c['options']}, got {value!r}")
             c["value"] = value
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -233,6 +252,12 @@ def computed_html(view: str, *, name: str, alt: str, initial: Mapping[str, Any] 
         cid, text = f"{uid}-{c['name']}", esc(c["label"])
         if c["kind"] == "check":
             control = f'<input type="checkbox" id="{cid}" data-param="{c["name"]}"{" checked" if c["value"] else ""}>'
+        elif c["kind"] == "choice":
+            options = "".join(
+                f'<option value="{esc(o)}"{" selected" if o == c["value"] else ""}>{esc(o)}</option>'
+                for o in c["options"]
+            )
+            control = f'<select id="{cid}" data-param="{c["name"]}">{options}</select>'
         else:
             control = (
                 f'<input type="range" id="{cid}" data-param="{c["name"]}" min="{c["min"]:g}" max="{c["max"]:g}" '
@@ -295,6 +320,15 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
     * ``"scaling"``: ``wavelengths``, ``first`` (``turned_pairs``),
       ``ratios`` (new / old frequency by rule), ``kept`` (the pairs from
       ``first`` on with ``s theta'_i / theta_i <= 1``) and ``yarn_kept``.
+    * ``"precision"``: ``positions`` (``draw_precision_explorer``'s 80
+      logarithmically spaced positions up to ``longest``), ``errors``
+      (``numerics.rope_cos_error`` with the angles in ``dtype``, ``inf``
+      where they overflow), ``book`` (the same with float64 angles), ``off``
+      (the first position whose error passes 0.01, or -1) and ``overflow``
+      (the first position whose angle overflows, or -1). The page takes the
+      float32 cosine of a low-precision angle as the float64 cosine rounded
+      to float32, torch with its own kernel (within one float32 ulp, ``2^-24``
+      for a cosine): the page's ``errors`` may differ from these by that.
 
     Raises:
         ValueError: for an unknown view, and as the library functions.
@@ -302,6 +336,8 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
     from .. import scaling
     from ..attention import causal_mask
     from ..encodings import alibi_bias, alibi_slopes, apply_rope, frequencies, sinusoidal_at
+    from ..numerics import rope_cos_error
+    from .ch11_numerics import _explorer_positions
 
     fixed = _data(view, data) if view in COMPUTED_VIEWS else None
     if fixed is None:
@@ -357,6 +393,21 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
             "top": float(slopes.max()) * (length - 1),
             "bias": _f64(bias.masked_fill(upper, float("nan"))),
             "weights": _f64(weights),
+        }
+    if view == "precision":
+        positions = _explorer_positions(int(s["longest"]))
+        d, b = int(s["d_model"]), float(s["base"])
+        dtype = getattr(torch, str(s["dtype"]), None)
+        if s["dtype"] not in ("bfloat16", "float16", "float32") or not isinstance(dtype, torch.dtype):
+            raise ValueError(f"dtype must be 'bfloat16', 'float16' or 'float32', got {s['dtype']!r}")
+        err = rope_cos_error(positions, d, angle_dtype=dtype, base=b)
+        off, over = positions[err > 0.01], positions[err.isinf()]
+        return {
+            "positions": [int(p) for p in positions],
+            "errors": _f64(err),
+            "book": _f64(rope_cos_error(positions, d, angle_dtype=torch.float64, base=b)),
+            "off": int(off[0]) if len(off) else -1,
+            "overflow": int(over[0]) if len(over) else -1,
         }
     # scaling
     d, scale, length = int(s["d_model"]), float(s["scale"]), int(s["original_max_len"])

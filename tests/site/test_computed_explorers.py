@@ -4,7 +4,8 @@ Each explorer of ``book.plots.computed`` is opened from file:// with every
 other request blocked. At a few random states, set through its controls as a
 reader would, the values the page computed (``BookExplorers.mounted``) must
 equal ``book.plots.computed.explorer_values`` for the state the page reports,
-to 1e-6 relative. A deliberate change to one formula module of
+to 1e-6 relative (chapter 11's cosine errors to one float32 ulp as well,
+``atol``). A deliberate change to one formula module of
 ``book/plots/js`` must make that comparison fail. The controls are labelled
 and move from the keyboard, and the text alternative follows the state.
 Skipped without Chromium, unless REQUIRE_BROWSER=1.
@@ -27,7 +28,15 @@ STATES = 4  # random states per explorer
 
 #: The chapters' fixed inputs (chapter 6's query and key, as the chapter draws them).
 _Q, _K = torch.randn(2, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(10))
-DATA = {"pe": {}, "rotation": {}, "fingerprint": {}, "rope": {"q": _Q, "k": _K}, "alibi": {}, "scaling": {}}
+DATA = {
+    "pe": {},
+    "rotation": {},
+    "fingerprint": {},
+    "rope": {"q": _Q, "k": _K},
+    "alibi": {},
+    "scaling": {},
+    "precision": {},
+}
 
 #: What the test reads from the page, per view: JSON-ready values (a heatmap's
 #: entries are read at the points ``pts``, which the test picks).
@@ -43,7 +52,29 @@ READ = {
     "scaling": (
         "v => ({wavelengths: v.wavelengths, first: v.first, ratios: v.ratios, kept: v.kept, yarn_kept: v.yarn_kept})"
     ),
+    "precision": (
+        "v => ({positions: v.positions, errors: Array.from(v.errors, e => e === Infinity ? 'inf' : e),"
+        " book: Array.from(v.book), off: v.off, overflow: v.overflow})"
+    ),
 }
+
+
+def atol(view: str, state: dict) -> dict[str, float]:
+    """Absolute tolerances beside RTOL, by entry, each derived from a rounding
+    the page cannot repeat bit for bit.
+
+    Chapter 11: the page's ``theta_i = base^(-2i/d)`` (``Math.pow``) may be
+    one float64 ulp (at most ``2^-52 theta_i``) off torch's, which moves the
+    float64 angle ``m theta_i`` by at most ``longest 2^-52`` and so its cosine;
+    and torch's float32 cosine of a low-precision angle (SLEEF's kernel,
+    within one ulp) may be one float32 ulp (``2^-24`` for ``|cos| <= 1``) off
+    the page's correctly rounded one (``Math.fround(Math.cos(a))``).
+    """
+    if view != "precision":
+        return {}
+    angle = state["longest"] * 2.0**-52 + 2.0**-50
+    return {".book": angle, ".errors": angle + 2.0**-24}
+
 
 #: One deliberate change per formula module (old text, new text) and a view that uses it.
 SABOTAGE = {
@@ -51,27 +82,42 @@ SABOTAGE = {
     "rope": ("rope", "s * x0 + c * x1]", "s * x0 + c * x1 * (1 + 1e-5)]"),
     "alibi": ("alibi", "Math.pow(2, -8 * h / n)", "Math.pow(2, -8 * h / n) * (1 + 1e-5)"),
     "scaling": ("scaling", "Math.pow(s, d / (d - 2))", "Math.pow(s, (d + 1e-3) / (d - 2))"),
+    "precision": (
+        "precision",
+        "Math.cos(mul(pd, low[i], dtype))",
+        "Math.cos(mul(pd, low[i], dtype) * (1 + 1e-5))",
+    ),
 }
 
 
-def close(got, want, path: str = "") -> list[str]:
+def close(got, want, path: str = "", tol: dict[str, float] | None = None) -> list[str]:
     """Where ``got`` (the page's) differs from ``want`` (book's) by more than
-    ``RTOL`` relative; values near zero are compared against ``RTOL`` times
-    the largest magnitude of their array."""
+    ``RTOL`` relative plus ``tol[path]`` absolute (default 0); values near
+    zero are compared against ``RTOL`` times the largest magnitude of their
+    array. Integers, and lists of them, must be equal; NaN and inf (the page
+    may send ``"nan"``, ``"inf"``) in the same places."""
+    tol = tol or {}
     if isinstance(want, dict):
-        return [m for key in want for m in close(got[key], want[key], f"{path}.{key}")]
+        return [m for key in want for m in close(got[key], want[key], f"{path}.{key}", tol)]
     if isinstance(want, (int, np.integer)) and not isinstance(want, bool):
         return [] if got == want else [f"{path}: {got} != {want}"]
+    if isinstance(want, list) and want and all(isinstance(x, int) for x in want):
+        return [] if list(got) == want else [f"{path}: the integers differ"]
     w = np.asarray(want, dtype=np.float64)
-    g = np.asarray([math.nan if x == "nan" else x for x in np.ravel(got)], dtype=np.float64).reshape(np.shape(got))
+    words = {"nan": math.nan, "inf": math.inf}
+    g = np.asarray([words.get(x, x) if isinstance(x, str) else x for x in np.ravel(got)], dtype=np.float64).reshape(
+        np.shape(got)
+    )
     if g.shape != w.shape:
         return [f"{path}: shape {g.shape} != {w.shape}"]
     if not np.array_equal(np.isnan(g), np.isnan(w)):
         return [f"{path}: NaN in different places"]
-    finite = ~np.isnan(w)
+    if not np.array_equal(np.isinf(g), np.isinf(w)) or not np.array_equal(g[np.isinf(w)], w[np.isinf(w)]):
+        return [f"{path}: inf in different places"]
+    finite = np.isfinite(w)
     scale = float(np.abs(w[finite]).max()) if finite.any() else 0.0
     err = np.abs(g - w)[finite]
-    bad = err > RTOL * np.maximum(np.abs(w[finite]), 1e-3 * scale)
+    bad = err > RTOL * np.maximum(np.abs(w[finite]), 1e-3 * scale) + tol.get(path, 0.0)
     return [f"{path}: {int(bad.sum())} of {bad.size} differ, worst {float(err.max()):.3g}"] if bad.any() else []
 
 
@@ -105,6 +151,8 @@ def _random_state(page, view: str, rng: random.Random) -> None:
         control = page.locator(f"#cx-t-{view} [data-param='{c['name']}']")
         if c["kind"] == "check":
             control.set_checked(rng.random() < 0.5)
+        elif c["kind"] == "choice":
+            control.select_option(rng.choice(c["options"]))
         else:
             steps = round((c["max"] - c["min"]) / c["step"])
             control.fill(f"{c['min'] + c['step'] * rng.randint(0, steps):.10g}")
@@ -123,7 +171,7 @@ def _compare(page, view: str, rng: random.Random) -> list[str]:
     got = page.evaluate(
         f"([read, pts]) => eval(read)(BookExplorers.mounted['cx-t-{view}'].values, pts)", [READ[view], pts]
     )
-    return [f"{view} at {state}: {m}" for m in close(got, want)]
+    return [f"{view} at {state}: {m}" for m in close(got, want, tol=atol(view, state))]
 
 
 @pytest.mark.parametrize("view", list(computed.COMPUTED_VIEWS))
@@ -185,3 +233,126 @@ def test_controls_are_labelled_and_move_from_the_keyboard(browser, tmp_path, vie
         context.close()
     assert all(a != b for a, b in zip(after, before)), (before[0], after[0], before[2], after[2])
     assert not errors, errors
+
+
+#: Chapter 11's explorer at the ends of its ranges: float16's overflow, float32
+#: at the longest positions, the smallest width and base (slider positions).
+PRECISION_STATES = [
+    {"dtype": "float16", "d_model": "64", "base": f"{math.log10(5e5):.10g}", "longest": "20"},
+    {"dtype": "float16", "d_model": "256", "base": "7", "longest": "24"},
+    {"dtype": "float32", "d_model": "256", "base": "7", "longest": "24"},
+    {"dtype": "bfloat16", "d_model": "8", "base": "2", "longest": "4"},
+]
+
+
+def test_precision_explorer_at_the_ends_of_its_ranges(browser, tmp_path):
+    """float16 overflowing (and its thetas underflowing), float32 at 2^24, the
+    smallest head width and base: the page's numbers are book's."""
+    context, page, errors, _ = _open(browser, tmp_path, "precision")
+    mismatches, overflows = [], []
+    try:
+        for state in PRECISION_STATES:
+            for name, value in state.items():
+                control = page.locator(f"#cx-t-precision [data-param='{name}']")
+                control.select_option(value) if name == "dtype" else control.fill(value)
+            mismatches += _compare(page, "precision", random.Random(0))
+            overflows.append(
+                page.evaluate(
+                    "() => { const v = BookExplorers.mounted['cx-t-precision'].values;"
+                    " return [v.overflow, v.positions.find(p => p >= 65520) ?? -1]; }"
+                )
+            )
+    finally:
+        context.close()
+    assert not mismatches, mismatches
+    # float16 (largest 65504) overflows from the first position past 65519; the others do not
+    assert [o for o, _ in overflows] == [overflows[0][1], overflows[1][1], -1, -1] and overflows[0][1] > 0, overflows
+    assert not errors, errors
+
+
+#: Rounding cases: ties (to even), float16's subnormals and overflow, and
+#: float64 values whose rounding through float32 (as torch does) differs from
+#: a direct rounding.
+_TIES = [
+    1 + 2**-8,
+    1 + 3 * 2**-8,
+    -(1 + 2**-8),
+    3 * 2**-134,
+    2**-134,
+    1 + 2**-8 + 2**-40,  # bfloat16
+    1 + 2**-11,
+    1 + 3 * 2**-11,
+    1 + 2**-11 + 2**-40,
+    2**-25,
+    3 * 2**-25,
+    2**-25 + 2**-30,
+    5 * 2**-26,  # float16
+    65504.0,
+    65519.0,
+    65519.99,
+    65520.0,
+    65536.0,
+    -65520.0,
+    2.0**-14 - 2**-25,
+    2.0**-14 - 2**-26,
+    1e-30,
+    0.0,
+]
+
+
+def _rounding_cases(dtype: torch.dtype) -> tuple[list[float], list[int], list[list[float]]]:
+    g = torch.Generator().manual_seed(11)
+    spread = torch.exp(torch.empty(3000, dtype=torch.float64).uniform_(math.log(1e-9), math.log(1e8), generator=g))
+    signs = torch.where(torch.rand(3000, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
+    values = _TIES + (spread * signs).tolist()
+    ints = [1, 2, 255, 257, 65504, 65519, 65520, 2**24] + torch.randint(1, 2**24, (1000,), generator=g).tolist()
+    a = torch.tensor(ints[:1000]).to(dtype)
+    b = torch.exp(torch.empty(1000, dtype=torch.float64).uniform_(math.log(1e-9), 0, generator=g)).to(dtype)
+    pairs = [[x, y] for x, y in zip(a.double().tolist(), b.double().tolist())]
+    return values, ints, pairs
+
+
+def _as_words(values: list[float]) -> list:
+    return ["nan" if math.isnan(x) else "inf" if x == math.inf else "-inf" if x == -math.inf else x for x in values]
+
+
+@pytest.mark.parametrize("sabotage", [False, True], ids=["as-written", "ties-away-from-zero"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_low_precision_rounding_is_torchs_to_the_bit(browser, tmp_path, dtype, sabotage):
+    """precision.js rounds a float64 and an int64 to the dtype, and a product
+    of two values of the dtype, exactly as torch does (ties, subnormals,
+    overflow, rounding through float32); rounding ties away from zero fails."""
+    replace = ("(frac === 0.5 && n % 2 === 1)", "(frac === 0.5)") if sabotage else None
+    context, page, errors, _ = _open(browser, tmp_path, "precision", replace=replace)
+    t = getattr(torch, dtype)
+    values, ints, pairs = _rounding_cases(t)
+    want = {
+        "values": _as_words(torch.tensor(values, dtype=torch.float64).to(t).double().tolist()),
+        "ints": _as_words(torch.tensor(ints).to(t).double().tolist()),
+        "products": _as_words((torch.tensor(pairs).to(t)[:, 0] * torch.tensor(pairs).to(t)[:, 1]).double().tolist()),
+    }
+    try:
+        got = page.evaluate(
+            """([dtype, values, ints, pairs]) => {
+              const P = BookExplorers.precision;
+              const word = x => Number.isNaN(x) ? 'nan' : x === Infinity ? 'inf' : x === -Infinity ? '-inf' : x;
+              return {values: values.map(x => word(P.toDtype(x, dtype))), ints: ints.map(x => word(P.toDtype(x, dtype))),
+                      products: pairs.map(([a, b]) => word(P.mul(a, b, dtype)))};
+            }""",
+            [dtype, values, ints, pairs],
+        )
+    finally:
+        context.close()
+    wrong = {
+        k: [
+            (x, g, w)
+            for x, g, w in zip(values if k == "values" else ints if k == "ints" else pairs, got[k], want[k])
+            if g != w
+        ]
+        for k in want
+    }
+    assert not errors, errors
+    if sabotage and dtype != "float32":
+        assert any(wrong.values()), "rounding ties away from zero went unnoticed"
+    else:
+        assert not any(wrong.values()), {k: v[:5] for k, v in wrong.items()}

@@ -33,7 +33,8 @@
   }
 
   // ------------------------------------------------------------ controls
-  // A control's slider position <-> the value it stands for.
+  // A control's slider position <-> the value it stands for (a choice's
+  // value is its option's text).
   function toValue(c, x) {
     if (c.kind === "log10") { return Math.pow(10, x); }
     if (c.kind === "log2int") { return Math.round(Math.pow(2, x)); }
@@ -45,7 +46,7 @@
     var state = {};
     spec.controls.forEach(function (c) {
       var el = root.querySelector('[data-param="' + c.name + '"]');
-      var x = c.kind === "check" ? el.checked : Number(el.value);
+      var x = c.kind === "check" ? el.checked : c.kind === "choice" ? el.value : Number(el.value);
       state[c.name] = toValue(c, x);
     });
     return state;
@@ -53,6 +54,7 @@
 
   function shown(c, v) {
     if (c.kind === "check") { return v ? "on" : "off"; }
+    if (c.kind === "choice") { return v; }
     if (c.kind === "log10") { return g(v, 5); }
     if (Number.isInteger(v)) { return comma(v); }
     return g(v, 4);
@@ -308,7 +310,7 @@
       spec.controls.forEach(function (c) {
         root.querySelector('output[data-for="' + c.name + '"]').textContent = shown(c, state[c.name]);
         var el = root.querySelector('[data-param="' + c.name + '"]');
-        if (c.kind !== "check") { el.setAttribute("aria-valuetext", shown(c, state[c.name])); }
+        if (c.kind !== "check" && c.kind !== "choice") { el.setAttribute("aria-valuetext", shown(c, state[c.name])); }
       });
       var values = view.compute(state, spec.data);
       var fig = new Figure(holder, view.width, view.height);

@@ -80,6 +80,14 @@ def test_initial_values_set_the_sliders():
         (lambda: computed.computed_controls("pe", {"d_model": math.nan}), "finite number"),
         (lambda: computed.computed_controls("pe", {"d_model": True}), "finite number"),
         (lambda: computed.computed_controls("fingerprint", {"cosine": 1}), "True or False"),
+        (lambda: computed.computed_controls("precision", {"dtype": "float64"}), "must be one of"),
+        (lambda: computed.computed_controls("precision", {"longest": 2**25}), "outside the control's range"),
+        (
+            lambda: computed.explorer_values(
+                "precision", {"dtype": "int8", "d_model": 8, "base": 100.0, "longest": 16}
+            ),
+            "dtype must be",
+        ),
         (lambda: computed.computed_html("pe", name="a b", alt=ALT), "name must be"),
         (lambda: computed.computed_html("pe", name="a", alt="short"), "alt must describe"),
         (lambda: computed.computed_html("rope", name="a", alt=ALT), "needs q and k"),
@@ -154,3 +162,35 @@ def test_scaling_values_match_the_draw_functions_ratios():
     assert v["first"] == scaling.turned_pairs(128, original_max_len=2048)
     assert v["kept"]["PI"] == 64 - v["first"]  # PI divides every frequency by s
     assert v["yarn_kept"] == int((ratios["YaRN"] == 1).sum())
+
+
+def test_a_choice_is_a_labelled_drop_down_list_starting_at_its_value():
+    text = computed.computed_html("precision", name="t-3", alt=ALT, initial={"dtype": "float16", "longest": 2**20})
+    assert (
+        '<select id="cx-t-3-dtype" data-param="dtype"><option value="bfloat16">bfloat16</option>'
+        '<option value="float16" selected>float16</option><option value="float32">float32</option></select>'
+    ) in text
+    controls = {c["name"]: c for c in _spec(text)["controls"]}
+    assert controls["dtype"]["value"] == "float16" and controls["longest"]["value"] == 20
+
+
+def test_precision_values_match_the_draw_functions_title_and_errors():
+    from book.numerics import rope_cos_error
+    from book.plots import draw_precision_explorer
+
+    state = {"dtype": "float16", "d_model": 64, "base": 500000.0, "longest": 2**20}
+    v = computed.explorer_values("precision", state)
+    positions = torch.unique(torch.logspace(0, 20, 80, base=2).long())
+    assert v["positions"] == positions.tolist() and v["positions"][-1] == 2**20
+    np.testing.assert_array_equal(v["errors"], rope_cos_error(positions, 64, angle_dtype=torch.float16, base=5e5))
+    np.testing.assert_array_equal(v["book"], rope_cos_error(positions, 64, angle_dtype=torch.float64, base=5e5))
+    fig = draw_precision_explorer(**state)
+    try:
+        title = fig._suptitle.get_text()
+    finally:
+        plt.close(fig)
+    assert f"from about position {v['off']:,}" in title
+    assert f"cannot hold positions from {v['overflow']:,} on" in title
+    assert v["overflow"] == min(p for p in v["positions"] if p >= 65520)  # float16's largest is 65504
+    calm = computed.explorer_values("precision", {"dtype": "float32", "d_model": 8, "base": 100.0, "longest": 16})
+    assert calm["off"] == -1 and calm["overflow"] == -1 and max(calm["errors"]) < 1e-6
