@@ -484,16 +484,6 @@ LIVE_TWINS = {
         _chapter10_plans,
         {"model": ("GPT-OSS", "GPT-OSS")},
     ),
-    "notebooks/11_numerics": (
-        "draw_precision_explorer",
-        dict,
-        {
-            "dtype": ("float16", "float16"),
-            "d_model": ("64", 64),
-            "base": ("500000", 500000.0),
-            "longest": ("1048576", 2**20),
-        },
-    ),
     "notebooks/12_serving_stack": (
         "draw_sink_cache_explorer",
         lambda: {"window": 8, "trained_len": 32},
@@ -510,6 +500,7 @@ COMPUTED = {
     "notebooks/06_rope": "rope",
     "notebooks/07_relative": "alibi",
     "notebooks/09_long_context": "scaling",
+    "notebooks/11_numerics": "precision",
 }
 
 
