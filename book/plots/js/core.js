@@ -298,11 +298,14 @@
     function update() {
       var state = readState(root, spec);
       if (view.constrain) {
-        view.constrain(state, function (name, max) {
+        // limit(name, max[, min]): a linear slider's range for this state.
+        view.constrain(state, function (name, max, min) {
           var el = root.querySelector('[data-param="' + name + '"]');
+          var v = Math.min(state[name], max);
+          if (min !== undefined) { el.min = String(min); v = Math.max(v, min); }
           el.max = String(max);
-          if (Number(el.value) > max) { el.value = String(max); }
-          state[name] = Math.min(state[name], max);
+          if (Number(el.value) !== v) { el.value = String(v); }
+          state[name] = v;
         });
       }
       spec.controls.forEach(function (c) {

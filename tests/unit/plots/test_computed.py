@@ -154,3 +154,23 @@ def test_scaling_values_match_the_draw_functions_ratios():
     assert v["first"] == scaling.turned_pairs(128, original_max_len=2048)
     assert v["kept"]["PI"] == 64 - v["first"]  # PI divides every frequency by s
     assert v["yarn_kept"] == int((ratios["YaRN"] == 1).sum())
+
+
+def test_t5_values_are_the_library_buckets_and_the_draw_functions_landmarks():
+    from book.encodings import t5_relative_bucket
+    from book.plots import draw_t5_bucket_explorer
+
+    state = {"num_buckets": 32, "max_distance": 128, "bidirectional": False, "max_offset": 160}
+    v = computed.explorer_values("t5", state)
+    want = t5_relative_bucket(torch.arange(-160, 161), bidirectional=False, num_buckets=32, max_distance=128)
+    assert v["buckets"].dtype == np.int64
+    np.testing.assert_array_equal(v["buckets"], want.numpy())
+    assert (v["exact"], v["last"]) == (15, 113)  # chapter 7's decoder numbers
+    fig = draw_t5_bucket_explorer(**state)
+    try:
+        title = fig.axes[0].get_title()
+    finally:
+        plt.close(fig)
+    assert f"exact up to distance {v['exact']}, last bucket from distance {v['last']}" in title
+    with pytest.raises(ValueError, match="num_buckets must leave at least 2 buckets"):
+        computed.explorer_values("t5", {**state, "num_buckets": 2, "bidirectional": True})
