@@ -240,11 +240,11 @@ def t5_bucket_explorer(
     of every relative position ``j - i`` (chapter 7): where the exact buckets
     end and where the last bucket starts. Drawn by
     ``book.plots.draw_t5_bucket_explorer``. The arguments are the controls'
-    first values: ``num_buckets`` even, 2 .. 128 (4 .. 128 if
-    ``bidirectional``), ``max_distance`` 2 .. 4096, ``max_offset`` 8 ..
-    8192. The controls keep to the settings ``t5_relative_bucket`` accepts:
-    at a small ``max_distance`` the buckets slider stops where
-    ``max_distance`` still exceeds the exact range.
+    first values: ``num_buckets`` even, 4 .. 128, ``max_distance`` 3 ..
+    4096, ``max_offset`` 8 .. 8192 (the ranges of the website's explorer).
+    At a small ``max_distance`` the buckets slider stops where
+    ``max_distance`` still exceeds the exact range, as
+    ``t5_relative_bucket`` requires.
 
     Raises:
         TypeError, ValueError: for a setting outside those ranges, and as
@@ -260,17 +260,17 @@ def t5_bucket_explorer(
     max_distance = check_positive_int("max_distance", max_distance)
     max_offset = check_positive_int("max_offset", max_offset)
     for name, value, lo, hi in (
-        ("num_buckets", num_buckets, 2, 128),
-        ("max_distance", max_distance, 2, 4096),
+        ("num_buckets", num_buckets, 4, 128),
+        ("max_distance", max_distance, 3, 4096),
         ("max_offset", max_offset, 8, 8192),
     ):
         if not lo <= value <= hi:
             raise ValueError(f"{name} must be between {lo} and {hi} for the explorer's controls, got {value}")
-    # The library's own rules (bidirectional, >= 2 buckets a direction, max_distance > exact range).
+    # The library's own rules (bidirectional a bool, max_distance above the exact range).
     t5_relative_bucket([0], bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
-    buckets = w.IntSlider(value=num_buckets, min=2, max=128, step=2, description="buckets")
+    buckets = w.IntSlider(value=num_buckets, min=4, max=128, step=2, description="buckets")
     distance = w.FloatLogSlider(
-        value=max_distance, base=2, min=1, max=12, step=0.01, description="max distance", readout_format=".0f"
+        value=max_distance, base=2, min=1.58, max=12, step=0.01, description="max distance", readout_format=".0f"
     )
     both = w.Checkbox(value=bidirectional, description="bidirectional (encoder)")
     reach = w.FloatLogSlider(
@@ -279,14 +279,10 @@ def t5_bucket_explorer(
 
     def draw() -> plt.Figure:
         d, bidi = round(distance.value), both.value
-        # The most buckets whose exact range stays below max_distance, and at least 2 a direction.
-        lo, hi = (4, min(128, 4 * d - 2)) if bidi else (2, min(128, 2 * d - 2))
-        if lo > buckets.max:
-            buckets.max, buckets.min = hi, lo
-        else:
-            buckets.min, buckets.max = lo, hi
+        # The most buckets whose exact range (B / 4, or B / 2 one-way) stays below max_distance.
+        buckets.max = min(128, 4 * d - 2 if bidi else 2 * d - 2)
         return draw_t5_bucket_explorer(
-            num_buckets=min(max(buckets.value, lo), hi),
+            num_buckets=min(buckets.value, buckets.max),
             max_distance=d,
             bidirectional=bidi,
             max_offset=round(reach.value),

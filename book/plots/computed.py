@@ -118,8 +118,8 @@ COMPUTED_VIEWS: dict[str, dict[str, Any]] = {
     "t5": {
         "modules": ["t5"],
         "controls": [
-            _c("num_buckets", "buckets", 2, 128, 2, 32),
-            _c("max_distance", "max distance", 1, 12, 0.01, 7, "log2int"),
+            _c("num_buckets", "buckets", 4, 128, 2, 32),
+            _c("max_distance", "max distance", 1.58, 12, 0.01, 7, "log2int"),  # 3 .. 4,096
             _check("bidirectional", "bidirectional (encoder)", True),
             _c("max_offset", "offsets up to", 3, 13, 0.01, 8, "log2int"),
         ],

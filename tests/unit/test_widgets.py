@@ -151,22 +151,23 @@ def test_sink_cache_explorer_redraws():
 
 def test_t5_bucket_explorer_keeps_to_the_settings_the_library_accepts(monkeypatch):
     """At a small max distance the buckets slider stops where the exact range
-    stays below it; switching to the encoder raises its floor to 2 a direction."""
+    stays below it, lower for the decoder than for the encoder."""
     calls = []
     real = plots.draw_t5_bucket_explorer
     monkeypatch.setattr(widgets, "draw_t5_bucket_explorer", lambda **kw: calls.append(kw) or real(**kw))
-    box = widgets.t5_bucket_explorer(num_buckets=2, bidirectional=False)
+    box = widgets.t5_bucket_explorer(bidirectional=False)
     (buckets, distance), (both, reach) = (row.children for row in box.children[:2])
     buckets.value = 128
     distance.value = 4.0  # decoder: exact range B / 2 < 4, so B <= 6
-    assert (buckets.min, buckets.max, calls[-1]["num_buckets"]) == (2, 6, 6)
-    buckets.value = 2
-    both.value = True  # encoder: B / 4 < 4 and 2 buckets a direction: 4 <= B <= 14
-    assert (buckets.min, buckets.max, calls[-1]["num_buckets"]) == (4, 14, 4)
-    distance.value = 2.0
-    assert calls[-1]["max_distance"] == 2 and calls[-1]["num_buckets"] == 4
+    assert (buckets.max, calls[-1]["num_buckets"], calls[-1]["max_distance"]) == (6, 6, 4)
+    both.value = True  # encoder: B / 4 < 4, so B <= 14
+    buckets.value = 14
+    assert (buckets.max, calls[-1]["num_buckets"], calls[-1]["bidirectional"]) == (14, 14, True)
+    distance.value = 3.0  # the slider's end: B <= 10
+    assert (buckets.max, calls[-1]["num_buckets"], calls[-1]["max_distance"]) == (10, 10, 3)
+    distance.value = 4096.0
     reach.value = 8192.0
-    assert calls[-1]["max_offset"] == 8192
+    assert buckets.max == 128 and calls[-1]["max_distance"] == 4096 and calls[-1]["max_offset"] == 8192
     plt.close("all")
 
 
@@ -181,9 +182,10 @@ def test_explorers_reject_bad_settings():
         widgets.scaling_explorer(d_model=2)
     for kwargs, error, message in [
         ({"num_buckets": 31}, ValueError, "num_buckets must be even"),
-        ({"num_buckets": 256}, ValueError, "num_buckets must be between 2 and 128"),
-        ({"num_buckets": 2}, ValueError, "num_buckets must leave at least 2 buckets"),
-        ({"max_distance": 8192}, ValueError, "max_distance must be between 2 and 4096"),
+        ({"num_buckets": 256}, ValueError, "num_buckets must be between 4 and 128"),
+        ({"num_buckets": 2}, ValueError, "num_buckets must be between 4 and 128"),
+        ({"max_distance": 8192}, ValueError, "max_distance must be between 3 and 4096"),
+        ({"max_distance": 2}, ValueError, "max_distance must be between 3 and 4096"),
         ({"max_distance": 8}, ValueError, "max_distance must exceed the exact range 8"),
         ({"max_distance": 1.5}, TypeError, "max_distance must be an integer"),
         ({"max_offset": 4}, ValueError, "max_offset must be between 8 and 8192"),

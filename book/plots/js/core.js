@@ -298,14 +298,11 @@
     function update() {
       var state = readState(root, spec);
       if (view.constrain) {
-        // limit(name, max[, min]): a linear slider's range for this state.
-        view.constrain(state, function (name, max, min) {
+        view.constrain(state, function (name, max) {
           var el = root.querySelector('[data-param="' + name + '"]');
-          var v = Math.min(state[name], max);
-          if (min !== undefined) { el.min = String(min); v = Math.max(v, min); }
           el.max = String(max);
-          if (Number(el.value) !== v) { el.value = String(v); }
-          state[name] = v;
+          if (Number(el.value) > max) { el.value = String(max); }
+          state[name] = Math.min(state[name], max);
         });
       }
       spec.controls.forEach(function (c) {

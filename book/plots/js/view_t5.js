@@ -15,13 +15,12 @@
 
   B.views.t5 = {
     width: 780, height: 330,
-    // t5_relative_bucket's rules: 2 buckets a direction at least, and
-    // max_distance above the exact range (a quarter of the buckets if
-    // bidirectional, else half).
+    // t5_relative_bucket's rule: max_distance above the exact range (a
+    // quarter of the buckets if bidirectional, else half). The sliders'
+    // ranges (4 buckets or more, max distance 3 or more) keep the rest.
     constrain: function (state, limit) {
       var d = state.max_distance;
-      if (state.bidirectional) { limit("num_buckets", Math.min(128, 4 * d - 2), 4); }
-      else { limit("num_buckets", Math.min(128, 2 * d - 2), 2); }
+      limit("num_buckets", Math.min(128, state.bidirectional ? 4 * d - 2 : 2 * d - 2));
     },
     compute: function (state) {
       var s = T.setting(state.num_buckets, state.max_distance, state.bidirectional), K = state.max_offset;
