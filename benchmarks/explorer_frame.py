@@ -47,6 +47,7 @@ TWINS = {
     "fingerprint": ("draw_fingerprint_explorer", {}, {"d_model": [16, 64], "seq_len": [64, 128]}),
     "rope": ("draw_rope_explorer", "qk", {"m": [0, 6], "n": [0, 3]}),
     "alibi": ("draw_alibi_explorer", {}, {"head": [1, 2], "seq_len": [16, 32]}),
+    "t5": ("draw_t5_bucket_explorer", {}, {"num_buckets": [16, 32], "bidirectional": [True, False]}),
     "scaling": ("draw_scaling_explorer", {}, {"scale": [2.0, 4.0], "original_max_len": [32, 2048]}),
     "precision": ("draw_precision_explorer", {}, {"dtype": ["bfloat16", "float16"], "longest": [2**12, 2**17]}),
 }

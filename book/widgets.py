@@ -29,6 +29,7 @@ from .plots import (
     draw_rotation_explorer,
     draw_scaling_explorer,
     draw_sink_cache_explorer,
+    draw_t5_bucket_explorer,
     draw_two_bases_explorer,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "learned_table_explorer",
     "rope_explorer",
     "alibi_explorer",
+    "t5_bucket_explorer",
     "results_explorer",
     "scaling_explorer",
     "two_bases_explorer",
@@ -228,6 +230,65 @@ def alibi_explorer(n_heads: int = 8, seq_len: int = 32):
         return draw_alibi_explorer(n_heads=heads.value, head=min(head.value, heads.value), seq_len=length.value)
 
     return _explorer([[heads, head, length]], draw)
+
+
+def t5_bucket_explorer(
+    num_buckets: int = 32, max_distance: int = 128, *, bidirectional: bool = True, max_offset: int = 256
+):
+    """Change T5's number of buckets and its ``max_distance``, switch between
+    the encoder's bidirectional buckets and the decoder's, and see the bucket
+    of every relative position ``j - i`` (chapter 7): where the exact buckets
+    end and where the last bucket starts. Drawn by
+    ``book.plots.draw_t5_bucket_explorer``. The arguments are the controls'
+    first values: ``num_buckets`` even, 4 .. 128, ``max_distance`` 3 ..
+    4096, ``max_offset`` 8 .. 8192 (the ranges of the website's explorer).
+    At a small ``max_distance`` the buckets slider stops where
+    ``max_distance`` still exceeds the exact range, as
+    ``t5_relative_bucket`` requires.
+
+    Raises:
+        TypeError, ValueError: for a setting outside those ranges, and as
+            ``book.encodings.t5_relative_bucket``.
+    """
+    import ipywidgets as w
+
+    from .encodings import t5_relative_bucket
+
+    num_buckets = check_positive_int("num_buckets", num_buckets)
+    if num_buckets % 2:
+        raise ValueError(f"num_buckets must be even (the explorer's slider moves in steps of 2), got {num_buckets}")
+    max_distance = check_positive_int("max_distance", max_distance)
+    max_offset = check_positive_int("max_offset", max_offset)
+    for name, value, lo, hi in (
+        ("num_buckets", num_buckets, 4, 128),
+        ("max_distance", max_distance, 3, 4096),
+        ("max_offset", max_offset, 8, 8192),
+    ):
+        if not lo <= value <= hi:
+            raise ValueError(f"{name} must be between {lo} and {hi} for the explorer's controls, got {value}")
+    # The library's own rules (bidirectional a bool, max_distance above the exact range).
+    t5_relative_bucket([0], bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    buckets = w.IntSlider(value=num_buckets, min=4, max=128, step=2, description="buckets")
+    distance = w.FloatLogSlider(
+        value=max_distance, base=2, min=1.58, max=12, step=0.01, description="max distance", readout_format=".0f"
+    )
+    both = w.Checkbox(value=bidirectional, description="bidirectional (encoder)")
+    reach = w.FloatLogSlider(
+        value=max_offset, base=2, min=3, max=13, step=0.01, description="offsets up to", readout_format=".0f"
+    )
+
+    def draw() -> plt.Figure:
+        d, bidi = round(distance.value), both.value
+        # The most buckets whose exact range (B / 4, or B / 2 one-way) stays below max_distance.
+        buckets.max = min(128, 4 * d - 2 if bidi else 2 * d - 2)
+        return draw_t5_bucket_explorer(
+            num_buckets=min(buckets.value, buckets.max),
+            max_distance=d,
+            bidirectional=bidi,
+            max_offset=round(reach.value),
+        )
+
+    return _explorer([[buckets, distance], [both, reach]], draw)
 
 
 def results_explorer(results: Mapping[str, dict]):

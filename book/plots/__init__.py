@@ -43,7 +43,7 @@ from .ch03_rotation import (
 from .ch04_fingerprints import draw_fingerprint_explorer, similarity_panel
 from .ch05_learned import draw_learned_table_explorer, pca_path, table_similarity_panel
 from .ch06_rope import draw_rope_explorer, rope_expected_scores, rope_plane, rope_score_curve
-from .ch07_relative import alibi_panel, draw_alibi_explorer, relative_bias_rows
+from .ch07_relative import alibi_panel, draw_alibi_explorer, draw_t5_bucket_explorer, relative_bias_rows
 from .ch08_extrapolation import draw_results_explorer, experiment_curves, loss_curves, range_bars
 from .ch09_long_context import draw_scaling_explorer, scaling_ratios, wavelength_panel
 from .ch10_todays_models import (
@@ -117,6 +117,7 @@ __all__ = [
     "alibi_panel",
     "relative_bias_rows",
     "draw_alibi_explorer",
+    "draw_t5_bucket_explorer",
     # chapter 8
     "experiment_curves",
     "range_bars",

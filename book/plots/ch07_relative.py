@@ -1,9 +1,11 @@
 """The figures of chapter 7, "ALiBi, T5's buckets, and no position encoding at all".
 
-Figures: ``alibi_panel``, ``relative_bias_rows``; the explorer's drawing:
-``draw_alibi_explorer``, a pure function of the explorer's state: the explorer of
-``book.widgets`` only wires controls to it, and the chapter's live twin
-(``book.plots.live.live_twin``) shows it at a grid of states.
+Figures: ``alibi_panel``, ``relative_bias_rows``; the explorers' drawings:
+``draw_alibi_explorer`` and ``draw_t5_bucket_explorer``, pure functions of
+the explorer's state: the explorers of ``book.widgets`` only wire controls
+to them, and on the website the chapter's computed explorers
+(``book.plots.computed``, views ``"alibi"`` and ``"t5"``) compute the same
+figures in the page.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "alibi_panel",
     "relative_bias_rows",
     "draw_alibi_explorer",
+    "draw_t5_bucket_explorer",
 ]
 
 
@@ -111,4 +114,76 @@ def draw_alibi_explorer(*, n_heads: int = 8, head: int = 1, seq_len: int = 32) -
         f"{math.log(2) / slope:.3g} positions",
         fontsize=10,
     )
+    return fig
+
+
+def _t5_landmarks(num_buckets: int, max_distance: int, bidirectional: bool) -> tuple[int, int]:
+    """``(exact, last)`` of T5's bucketing: distances ``0 .. exact`` each have
+    their own bucket, and every distance from ``last`` on shares the last
+    bucket of its direction (read off ``t5_relative_bucket`` looking back,
+    offsets ``-max_distance .. 0``; distance ``max_distance`` is always in it).
+
+    Raises:
+        TypeError, ValueError: as ``book.encodings.t5_relative_bucket``.
+    """
+    from ..encodings import t5_relative_bucket
+
+    back = t5_relative_bucket(
+        -torch.arange(max_distance + 1), bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    exact = per_direction // 2 - 1
+    last = int(torch.nonzero(back == per_direction - 1)[0])
+    return exact, last
+
+
+def draw_t5_bucket_explorer(
+    *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True, max_offset: int = 256
+) -> plt.Figure:
+    """Chapter 7's T5 explorer: the bucket of every relative position
+    ``j - i`` (key minus query) in ``-max_offset .. max_offset``, from
+    ``book.encodings.t5_relative_bucket`` (Raffel et al., 2020, section 2.1;
+    transformers' ``T5Attention._relative_position_bucket``), as a step plot.
+    Dashed lines mark where the exact buckets end (a bucket per distance up
+    to ``B/2 - 1``, ``B`` the buckets of one direction: ``num_buckets / 2``
+    if ``bidirectional``, else ``num_buckets``); dotted lines where the last
+    bucket of a direction starts, which the floor in T5's formula puts
+    before ``max_distance``. The title gives both distances.
+
+    Raises:
+        TypeError, ValueError: for a ``max_offset`` that is not a positive
+            integer, and as ``t5_relative_bucket`` (bad ``num_buckets``,
+            ``max_distance``, ``bidirectional``).
+    """
+    from ..encodings import t5_relative_bucket
+
+    max_offset = check_positive_int("max_offset", max_offset)
+    exact, last = _t5_landmarks(num_buckets, max_distance, bidirectional)
+    offsets = torch.arange(-max_offset, max_offset + 1)
+    buckets = t5_relative_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    fig, (ax,) = _new_figure(1, (7.0, 3.2))
+    ax.step(offsets.numpy(), buckets.numpy(), where="mid", color=OKABE_ITO[0], lw=1.5, label="bucket of j - i")
+    sides = (-1, 1) if bidirectional else (-1,)
+    for k, (distance, style, label) in enumerate(
+        (
+            (exact + 0.5, "--", f"exact up to distance {exact}"),
+            (last - 0.5, ":", f"last bucket from distance {last}"),
+        )
+    ):
+        shown = [s * distance for s in sides if distance <= max_offset]
+        for n, x in enumerate(shown):
+            ax.axvline(x, color=OKABE_ITO[k + 1], ls=style, lw=1.2, label=label if n == 0 else None)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ax.set_xlim(-max_offset - 0.5, max_offset + 0.5)
+    ax.set_ylim(-0.5, num_buckets - 0.5)
+    kind = "encoder (bidirectional)" if bidirectional else "decoder (one direction)"
+    ax.set(xlabel="relative position j - i (key minus query)", ylabel="bucket")
+    ax.set_title(
+        f"{num_buckets} buckets, max distance {max_distance:,}, {kind}:\n"
+        f"exact up to distance {exact}, last bucket from distance {last:,}",
+        fontsize=10,
+    )
+    ax.legend(fontsize=7, loc="upper left" if bidirectional else "upper right")
     return fig

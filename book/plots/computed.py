@@ -8,7 +8,7 @@ real ranges, check boxes), a figure drawn with plain SVG and a canvas, and a
 text alternative, updated with the state, that gives the numbers the prose
 uses. Its JavaScript (``js/`` next to this module, no library) is inlined:
 one module per formula family (``sinusoidal.js``, ``rope.js``,
-``alibi.js``, ``scaling.js``, ``precision.js``), one view per explorer (``view_<view>.js``)
+``alibi.js``, ``t5.js``, ``scaling.js``, ``precision.js``), one view per explorer (``view_<view>.js``)
 and ``core.js`` (controls and drawing). No external file and no network, so
 it works from a folder of files (``file://``) as from a server.
 
@@ -16,7 +16,9 @@ The JavaScript repeats only the formulas; ``book`` stays their source of
 truth. ``explorer_values`` computes with ``book``'s own functions every
 value a view computes, for any state, and the browser test
 (``tests/site/test_computed_explorers.py``) drives each view in Chromium at
-random states and compares the two to 1e-6 relative.
+random states and compares the two to 1e-6 relative (T5's buckets, which
+are integers, exactly, except where the last bit of a float32 logarithm
+decides between two buckets: see ``t5.js``).
 
 In a notebook (JupyterLab, VS Code, Colab) the block shows a sentence in
 place of its figure: front ends do not run a notebook's stored scripts,
@@ -116,6 +118,15 @@ COMPUTED_VIEWS: dict[str, dict[str, Any]] = {
             _c("n_heads", "heads", 1, 64, 1, 8),
             _c("head", "head", 1, 64, 1, 1),
             _c("seq_len", "length", 2, 1024, 1, 32),
+        ],
+    },
+    "t5": {
+        "modules": ["t5"],
+        "controls": [
+            _c("num_buckets", "buckets", 4, 128, 2, 32),
+            _c("max_distance", "max distance", 1.58, 12, 0.01, 7, "log2int"),  # 3 .. 4,096
+            _check("bidirectional", "bidirectional (encoder)", True),
+            _c("max_offset", "offsets up to", 3, 13, 0.01, 8, "log2int"),
         ],
     },
     "scaling": {
@@ -317,6 +328,11 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
     * ``"alibi"``: ``slopes``, ``slope``, ``halving`` (``ln 2 / m_h``),
       ``top`` (the colour range), ``bias`` (head ``head``'s bias, ``NaN``
       above the diagonal) and ``weights`` (the last query's causal softmax).
+    * ``"t5"``: ``buckets`` (``t5_relative_bucket`` of the offsets
+      ``-max_offset .. max_offset``, int64), ``exact`` (the last distance
+      with a bucket of its own) and ``last`` (the distance from which the
+      last bucket of a direction starts), the numbers of
+      ``draw_t5_bucket_explorer``'s title.
     * ``"scaling"``: ``wavelengths``, ``first`` (``turned_pairs``),
       ``ratios`` (new / old frequency by rule), ``kept`` (the pairs from
       ``first`` on with ``s theta'_i / theta_i <= 1``) and ``yarn_kept``.
@@ -335,8 +351,9 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
     """
     from .. import scaling
     from ..attention import causal_mask
-    from ..encodings import alibi_bias, alibi_slopes, apply_rope, frequencies, sinusoidal_at
+    from ..encodings import alibi_bias, alibi_slopes, apply_rope, frequencies, sinusoidal_at, t5_relative_bucket
     from ..numerics import rope_cos_error
+    from .ch07_relative import _t5_landmarks
     from .ch11_numerics import _explorer_positions
 
     fixed = _data(view, data) if view in COMPUTED_VIEWS else None
@@ -409,6 +426,14 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
             "off": int(off[0]) if len(off) else -1,
             "overflow": int(over[0]) if len(over) else -1,
         }
+    if view == "t5":
+        num_buckets, max_distance, top = int(s["num_buckets"]), int(s["max_distance"]), int(s["max_offset"])
+        bidirectional = bool(s["bidirectional"])
+        buckets = t5_relative_bucket(
+            torch.arange(-top, top + 1), bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+        )
+        exact, last = _t5_landmarks(num_buckets, max_distance, bidirectional)
+        return {"buckets": buckets.numpy(), "exact": exact, "last": last}
     # scaling
     d, scale, length = int(s["d_model"]), float(s["scale"]), int(s["original_max_len"])
     theta = frequencies(d, base=base)

@@ -5,7 +5,8 @@ other request blocked. At a few random states, set through its controls as a
 reader would, the values the page computed (``BookExplorers.mounted``) must
 equal ``book.plots.computed.explorer_values`` for the state the page reports,
 to 1e-6 relative (chapter 11's cosine errors to one float32 ulp as well,
-``atol``). A deliberate change to one formula module of
+``atol``; T5's buckets, integers, exactly, except where the last bit of a
+float32 logarithm decides: see ``t5_mismatches``). A deliberate change to one formula module of
 ``book/plots/js`` must make that comparison fail. The controls are labelled
 and move from the keyboard, and the text alternative follows the state.
 Skipped without Chromium, unless REQUIRE_BROWSER=1.
@@ -34,6 +35,7 @@ DATA = {
     "fingerprint": {},
     "rope": {"q": _Q, "k": _K},
     "alibi": {},
+    "t5": {},
     "scaling": {},
     "precision": {},
 }
@@ -49,6 +51,7 @@ READ = {
         "(v, pts) => ({slopes: v.slopes, slope: v.slope, halving: v.halving, top: v.top, weights: v.weights,"
         " bias: pts.map(([i, j]) => { const b = v.at(i, j); return Number.isNaN(b) ? 'nan' : b; })})"
     ),
+    "t5": "v => ({buckets: v.buckets, exact: v.exact, last: v.last})",
     "scaling": (
         "v => ({wavelengths: v.wavelengths, first: v.first, ratios: v.ratios, kept: v.kept, yarn_kept: v.yarn_kept})"
     ),
@@ -81,6 +84,7 @@ SABOTAGE = {
     "sinusoidal": ("pe", "Math.pow(base, -(2 * i / d))", "Math.pow(base, -(2 * i / d) * (1 + 1e-5))"),
     "rope": ("rope", "s * x0 + c * x1]", "s * x0 + c * x1 * (1 + 1e-5)]"),
     "alibi": ("alibi", "Math.pow(2, -8 * h / n)", "Math.pow(2, -8 * h / n) * (1 + 1e-5)"),
+    "t5": ("t5", "Math.trunc(", "Math.round("),  # rounds the logarithmic buckets instead of truncating
     "scaling": ("scaling", "Math.pow(s, d / (d - 2))", "Math.pow(s, (d + 1e-3) / (d - 2))"),
     "precision": (
         "precision",
@@ -119,6 +123,49 @@ def close(got, want, path: str = "", tol: dict[str, float] | None = None) -> lis
     err = np.abs(g - w)[finite]
     bad = err > RTOL * np.maximum(np.abs(w[finite]), 1e-3 * scale) + tol.get(path, 0.0)
     return [f"{path}: {int(bad.sum())} of {bad.size} differ, worst {float(err.max()):.3g}"] if bad.any() else []
+
+
+def t5_undecided(distances, num_buckets: int, max_distance: int, bidirectional: bool) -> np.ndarray:
+    """Which ``distances`` fall where T5's logarithmic bucket,
+    ``log(r / h) / log(max_distance / h) * (B - h)`` (``B`` buckets a
+    direction, ``h = B // 2``), is an integer in exact arithmetic (to 1e-5
+    relative). There torch's float32 logarithm (MKL's on x86, within an ulp)
+    and the page's (correctly rounded) may put the floor on either side: at
+    B = 10, max distance 686 and r = 14, ``log 7 / log 343 * 3`` is exactly 1
+    and torch's bucket is one above the page's."""
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    half, wide = per_direction // 2, per_direction - per_direction // 2
+    r = np.asarray(distances, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) at r = 0, below the range anyway
+        x = np.log(r / half) / math.log(max_distance / half) * wide
+        return (r >= half) & (np.abs(x - np.round(x)) <= 1e-5 * np.maximum(x, 1.0))
+
+
+def t5_mismatches(got: dict, want: dict, state: dict) -> tuple[list[str], int]:
+    """Where the page's T5 buckets and landmarks differ from book's, and how
+    many offsets differ by one bucket where ``t5_undecided`` allows it.
+    Everywhere else the buckets must be equal."""
+    nb, d, bidi = int(state["num_buckets"]), int(state["max_distance"]), bool(state["bidirectional"])
+    g, w = np.asarray(got["buckets"]), np.asarray(want["buckets"])
+    if g.shape != w.shape:
+        return [f"buckets: shape {g.shape} != {w.shape}"], 0
+    k = (len(w) - 1) // 2
+    offsets = np.arange(-k, k + 1)
+    undecided = t5_undecided(np.abs(offsets) if bidi else np.maximum(-offsets, 0), nb, d, bidi)
+    differ = g != w
+    out = []
+    wrong = differ & ~(undecided & (np.abs(g - w) == 1))
+    if wrong.any():
+        i = np.nonzero(wrong)[0][:5]
+        out.append(
+            f"buckets: {int(wrong.sum())} of {w.size} differ, at offsets {offsets[i].tolist()}: {g[i]} != {w[i]}"
+        )
+    if got["exact"] != want["exact"]:
+        out.append(f"exact: {got['exact']} != {want['exact']}")
+    lo, hi = sorted((int(got["last"]), int(want["last"])))
+    if not t5_undecided(np.arange(lo, hi), nb, d, bidi).all():
+        out.append(f"last: {got['last']} != {want['last']}")
+    return out, int(differ.sum()) - int(wrong.sum())
 
 
 def _open(browser, tmp_path, view: str, replace: tuple[str, str] | None = None):
@@ -171,7 +218,8 @@ def _compare(page, view: str, rng: random.Random) -> list[str]:
     got = page.evaluate(
         f"([read, pts]) => eval(read)(BookExplorers.mounted['cx-t-{view}'].values, pts)", [READ[view], pts]
     )
-    return [f"{view} at {state}: {m}" for m in close(got, want, tol=atol(view, state))]
+    found = t5_mismatches(got, want, state)[0] if view == "t5" else close(got, want, tol=atol(view, state))
+    return [f"{view} at {state}: {m}" for m in found]
 
 
 @pytest.mark.parametrize("view", list(computed.COMPUTED_VIEWS))
@@ -188,6 +236,58 @@ def test_page_computes_books_values_at_random_states(browser, tmp_path, view):
         context.close()
     assert not mismatches, mismatches
     assert not errors and not blocked, (errors, blocked)
+
+
+#: T5 settings for the exhaustive comparison: every bucket count the slider
+#: allows, both directions, max distances that include T5's (128), small and
+#: large ones and some where the float32 logarithm decides (686, 1029, 2744).
+T5_DISTANCES = (3, 4, 5, 6, 8, 10, 13, 16, 20, 27, 32, 50, 64, 100, 128, 256)
+T5_DISTANCES += (343, 512, 686, 1000, 1029, 2048, 2744, 4096)
+T5_REACH = 8192  # offsets -8192 .. 8192, the slider's end
+
+T5_RUNS = """([settings, K]) => settings.map(([nb, d, bidi]) => {
+  const T = BookExplorers.t5, s = T.setting(nb, d, bidi), runs = [];
+  let prev = null;
+  for (let o = -K; o <= K; o++) { const b = T.bucket(s, o); if (b !== prev) { runs.push([o, b]); prev = b; } }
+  return {runs: runs, ...T.landmarks(s, d)};
+})"""
+
+
+def test_t5_page_buckets_are_books_at_every_offset_of_many_settings(browser, tmp_path):
+    """t5.js against t5_relative_bucket at every offset -8192 .. 8192 of some
+    2,000 settings: equal, but for a few offsets where the float32
+    logarithm's last bit decides (``t5_undecided``), which may differ by one
+    bucket."""
+    settings = [
+        (nb, d, bidi)
+        for bidi in (True, False)
+        for nb in range(4, 129, 2)
+        for d in T5_DISTANCES
+        if d > (nb // 2 if bidi else nb) // 2
+    ]
+    context, page, errors, _ = _open(browser, tmp_path, "t5")
+    try:
+        pages = page.evaluate(T5_RUNS, [settings, T5_REACH])
+    finally:
+        context.close()
+    assert not errors, errors
+    offsets = torch.arange(-T5_REACH, T5_REACH + 1)
+    mismatches, tolerated = [], 0
+    for (nb, d, bidi), got in zip(settings, pages):
+        starts = [o for o, _ in got["runs"]] + [T5_REACH + 1]
+        buckets = np.empty(offsets.numel(), dtype=np.int64)
+        for (o, b), end in zip(got["runs"], starts[1:]):
+            buckets[o + T5_REACH : end + T5_REACH] = b
+        state = {"num_buckets": nb, "max_distance": d, "bidirectional": bidi, "max_offset": T5_REACH}
+        want = computed.explorer_values("t5", state)
+        found, n = t5_mismatches({**got, "buckets": buckets}, want, state)
+        mismatches += [f"{state}: {m}" for m in found]
+        tolerated += n
+    assert len(settings) == 2010
+    assert not mismatches, mismatches[:10]
+    total = len(settings) * offsets.numel()
+    assert tolerated < 1e-5 * total, f"{tolerated} of {total} offsets differ by one bucket where undecided"
+    print(f"T5: {tolerated} of {total:,} offsets of {len(settings)} settings differ by one bucket, where undecided")
 
 
 @pytest.mark.parametrize("module", list(SABOTAGE))
@@ -356,3 +456,22 @@ def test_low_precision_rounding_is_torchs_to_the_bit(browser, tmp_path, dtype, s
         assert any(wrong.values()), "rounding ties away from zero went unnoticed"
     else:
         assert not any(wrong.values()), {k: v[:5] for k, v in wrong.items()}
+
+
+def test_t5_comparison_allows_one_bucket_only_where_the_logarithm_decides():
+    """At B = 10, max distance 686, offset -14 the exact bucket value is an
+    integer: a one-bucket difference passes there and nowhere else; two
+    buckets, or a wrong landmark, never pass."""
+    state = {"num_buckets": 10, "max_distance": 686, "bidirectional": True, "max_offset": 20}
+    want = computed.explorer_values("t5", state)
+    assert t5_undecided([14, 98], 10, 686, True).all() and not t5_undecided([13, 15, 97, 99], 10, 686, True).any()
+    at = 20 - 14
+    for where, by, allowed in ((at, -1, True), (at, 2, False), (20 - 13, 1, False), (20 + 15, -1, False)):
+        got = dict(want, buckets=want["buckets"].copy())
+        got["buckets"][where] += by
+        found, tolerated = t5_mismatches(got, want, state)
+        assert (not found and tolerated == 1) if allowed else (found and tolerated == 0), (where, by, found)
+    assert want["last"] == 98 and t5_undecided([98], 10, 686, True).all()  # 2 * 343 ** (2 / 3)
+    assert not t5_mismatches(dict(want, last=99), want, state)[0]
+    assert t5_mismatches(dict(want, last=97), want, state)[0] and t5_mismatches(dict(want, last=100), want, state)[0]
+    assert t5_mismatches(dict(want, exact=want["exact"] + 1), want, state)[0]

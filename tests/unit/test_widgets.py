@@ -149,6 +149,28 @@ def test_sink_cache_explorer_redraws():
         widgets.sink_cache_explorer(trained_len=0)
 
 
+def test_t5_bucket_explorer_keeps_to_the_settings_the_library_accepts(monkeypatch):
+    """At a small max distance the buckets slider stops where the exact range
+    stays below it, lower for the decoder than for the encoder."""
+    calls = []
+    real = plots.draw_t5_bucket_explorer
+    monkeypatch.setattr(widgets, "draw_t5_bucket_explorer", lambda **kw: calls.append(kw) or real(**kw))
+    box = widgets.t5_bucket_explorer(bidirectional=False)
+    (buckets, distance), (both, reach) = (row.children for row in box.children[:2])
+    buckets.value = 128
+    distance.value = 4.0  # decoder: exact range B / 2 < 4, so B <= 6
+    assert (buckets.max, calls[-1]["num_buckets"], calls[-1]["max_distance"]) == (6, 6, 4)
+    both.value = True  # encoder: B / 4 < 4, so B <= 14
+    buckets.value = 14
+    assert (buckets.max, calls[-1]["num_buckets"], calls[-1]["bidirectional"]) == (14, 14, True)
+    distance.value = 3.0  # the slider's end: B <= 10
+    assert (buckets.max, calls[-1]["num_buckets"], calls[-1]["max_distance"]) == (10, 10, 3)
+    distance.value = 4096.0
+    reach.value = 8192.0
+    assert buckets.max == 128 and calls[-1]["max_distance"] == 4096 and calls[-1]["max_offset"] == 8192
+    plt.close("all")
+
+
 def test_explorers_reject_bad_settings():
     with pytest.raises(ValueError, match="q and k must have the same even number of features"):
         widgets.rope_explorer(torch.ones(7), torch.ones(7))
@@ -158,6 +180,19 @@ def test_explorers_reject_bad_settings():
         widgets.precision_explorer(d_model=101)
     with pytest.raises(ValueError, match="d_model must be at least 4"):
         widgets.scaling_explorer(d_model=2)
+    for kwargs, error, message in [
+        ({"num_buckets": 31}, ValueError, "num_buckets must be even"),
+        ({"num_buckets": 256}, ValueError, "num_buckets must be between 4 and 128"),
+        ({"num_buckets": 2}, ValueError, "num_buckets must be between 4 and 128"),
+        ({"max_distance": 8192}, ValueError, "max_distance must be between 3 and 4096"),
+        ({"max_distance": 2}, ValueError, "max_distance must be between 3 and 4096"),
+        ({"max_distance": 8}, ValueError, "max_distance must exceed the exact range 8"),
+        ({"max_distance": 1.5}, TypeError, "max_distance must be an integer"),
+        ({"max_offset": 4}, ValueError, "max_offset must be between 8 and 8192"),
+        ({"bidirectional": "yes"}, TypeError, "bidirectional must be True or False"),
+    ]:
+        with pytest.raises(error, match=message):
+            widgets.t5_bucket_explorer(**kwargs)
 
 
 @pytest.mark.parametrize(
@@ -183,6 +218,13 @@ def test_explorers_reject_bad_settings():
             [(0, 0, 12), (0, 1, 12), (0, 2, 8)],
             "draw_alibi_explorer",
             {"n_heads": 12, "head": 12, "seq_len": 8},
+        ),
+        (
+            "t5_bucket_explorer",
+            lambda: (),
+            [(0, 0, 64), (0, 1, 1000.0), (1, 0, False), (1, 1, 512.0)],
+            "draw_t5_bucket_explorer",
+            {"num_buckets": 64, "max_distance": 1000, "bidirectional": False, "max_offset": 512},
         ),
         (
             "precision_explorer",

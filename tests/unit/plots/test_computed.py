@@ -194,3 +194,23 @@ def test_precision_values_match_the_draw_functions_title_and_errors():
     assert v["overflow"] == min(p for p in v["positions"] if p >= 65520)  # float16's largest is 65504
     calm = computed.explorer_values("precision", {"dtype": "float32", "d_model": 8, "base": 100.0, "longest": 16})
     assert calm["off"] == -1 and calm["overflow"] == -1 and max(calm["errors"]) < 1e-6
+
+
+def test_t5_values_are_the_library_buckets_and_the_draw_functions_landmarks():
+    from book.encodings import t5_relative_bucket
+    from book.plots import draw_t5_bucket_explorer
+
+    state = {"num_buckets": 32, "max_distance": 128, "bidirectional": False, "max_offset": 160}
+    v = computed.explorer_values("t5", state)
+    want = t5_relative_bucket(torch.arange(-160, 161), bidirectional=False, num_buckets=32, max_distance=128)
+    assert v["buckets"].dtype == np.int64
+    np.testing.assert_array_equal(v["buckets"], want.numpy())
+    assert (v["exact"], v["last"]) == (15, 113)  # chapter 7's decoder numbers
+    fig = draw_t5_bucket_explorer(**state)
+    try:
+        title = fig.axes[0].get_title()
+    finally:
+        plt.close(fig)
+    assert f"exact up to distance {v['exact']}, last bucket from distance {v['last']}" in title
+    with pytest.raises(ValueError, match="num_buckets must leave at least 2 buckets"):
+        computed.explorer_values("t5", {**state, "num_buckets": 2, "bidirectional": True})
