@@ -629,6 +629,10 @@ def test_computed_explorer_runs_in_the_built_page(visits, name):
         after = root.evaluate(shown)
         assert slider.input_value() != value and after != before, f"{name}: {slider.get_attribute('data-param')}"
         before = after
+    from book.plots import COMPUTED_VIEWS
+
+    choices = [c for c in COMPUTED_VIEWS[COMPUTED[name]]["controls"] if c["kind"] == "choice"]
+    assert root.locator("select").count() == len(choices), f"{name}: not one drop-down list per choice"
     for choice in root.locator("select").all():  # a drop-down list, moved with the arrow keys
         value = choice.input_value()
         last = choice.evaluate("e => e.selectedIndex === e.options.length - 1")
