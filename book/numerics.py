@@ -59,7 +59,7 @@ def rope_cos_error(
     Returns:
         float64 tensor ``(n,)``: the largest ``|cos error|`` over the pairs at
         each position (chapter 11); ``inf`` where the angle overflows
-        ``angle_dtype`` (float16 cannot hold positions past 65504).
+        ``angle_dtype`` (float16 rounds positions from 65520 on to inf).
 
     Raises:
         TypeError: for float positions (they must be integers) or a

@@ -69,14 +69,26 @@ def _explorer_positions(longest: int) -> torch.Tensor:
     return torch.unique(torch.logspace(0, math.log2(longest), 80, base=2).long())
 
 
+def _first_unheld_position(dtype: torch.dtype) -> int:
+    """The smallest whole number that ``dtype`` rounds to ``inf`` (65,520 for
+    float16): past its largest finite value by half a step (a tie there rounds
+    to inf, since that value's last bit is odd). The computed explorer
+    (``js/view_precision.js``) repeats this."""
+    info = torch.finfo(dtype)
+    half_step = 2.0 ** math.floor(math.log2(info.max)) * info.eps / 2
+    return math.ceil(info.max + half_step)
+
+
 def draw_precision_explorer(
     *, dtype: str = "bfloat16", d_model: int = 128, base: float = 10000.0, longest: int = 2**17
 ) -> plt.Figure:
     """Chapter 11's explorer: ``rope_angle_errors`` with the angles formed in
     ``dtype`` (and ``book``'s float64 angles), at 80 positions spaced
-    logarithmically from 1 to ``longest``. The title says from which position
-    the cosines are off by more than 0.01, and from which the angle overflows
-    (float16), if anywhere.
+    logarithmically from 1 to ``longest`` (the last may fall below it). The
+    title says from which plotted position the cosines are off by more than
+    0.01 (or that none is, up to the last plotted position), and, where a
+    plotted position overflows (float16), the first whole number ``dtype``
+    cannot hold.
 
     Raises:
         ValueError: if ``longest`` is below 2, or (as ``rope_angle_errors``)
@@ -88,9 +100,10 @@ def draw_precision_explorer(
     ax.legend(fontsize=8, loc="center right")  # clear of both lines
     err = errors[dtype]
     bad = positions[err > 0.01]
-    where = f"from about position {int(bad[0]):,}" if len(bad) else f"nowhere up to {longest:,}"
+    where = f"from about position {int(bad[0]):,}" if len(bad) else f"nowhere up to {int(positions[-1]):,}"
     line = f"{dtype} angles: cosines off by more than 0.01 {where}"
     if err.isinf().any():
-        line += f"\n{dtype} cannot hold positions from {int(positions[err.isinf()][0]):,} on (no line there)"
+        unheld = _first_unheld_position(getattr(torch, dtype))
+        line += f"\n{dtype} cannot hold positions from {unheld:,} on (no line from the first plotted position past it)"
     fig.suptitle(line, fontsize=9)
     return fig

@@ -340,10 +340,12 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
       logarithmically spaced positions up to ``longest``), ``errors``
       (``numerics.rope_cos_error`` with the angles in ``dtype``, ``inf``
       where they overflow), ``book`` (the same with float64 angles), ``off``
-      (the first position whose error passes 0.01, or -1) and ``overflow``
-      (the first position whose angle overflows, or -1). The page takes the
-      float32 cosine of a low-precision angle as the float64 cosine rounded
-      to float32, torch with its own kernel (within one float32 ulp, ``2^-24``
+      (the first position whose error passes 0.01, or -1), ``overflow``
+      (the first of these positions whose angle overflows, or -1) and
+      ``unheld`` (where one does: the smallest whole number ``dtype`` rounds
+      to inf, 65,520 for float16; else -1). The page takes the float32
+      cosine of a low-precision angle as the float64 cosine rounded to
+      float32, torch with its CPU kernel (within one float32 step, ``2^-24``
       for a cosine): the page's ``errors`` may differ from these by that.
 
     Raises:
@@ -354,7 +356,7 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
     from ..encodings import alibi_bias, alibi_slopes, apply_rope, frequencies, sinusoidal_at, t5_relative_bucket
     from ..numerics import rope_cos_error
     from .ch07_relative import _t5_landmarks
-    from .ch11_numerics import _explorer_positions
+    from .ch11_numerics import _explorer_positions, _first_unheld_position
 
     fixed = _data(view, data) if view in COMPUTED_VIEWS else None
     if fixed is None:
@@ -425,6 +427,7 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
             "book": _f64(rope_cos_error(positions, d, angle_dtype=torch.float64, base=b)),
             "off": int(off[0]) if len(off) else -1,
             "overflow": int(over[0]) if len(over) else -1,
+            "unheld": _first_unheld_position(dtype) if len(over) else -1,
         }
     if view == "t5":
         num_buckets, max_distance, top = int(s["num_buckets"]), int(s["max_distance"]), int(s["max_offset"])

@@ -12,8 +12,8 @@ Every chapter's explorer has a live twin or a computed explorer that runs
 in the page: each control of a twin, moved with no kernel and no network,
 changes the figure to that state's and shows the values chosen, and one
 state's image is the one the explorer's draw function produces; each slider
-of a computed explorer, moved from the keyboard, redraws its figure and its
-text alternative.
+and drop-down list of a computed explorer, moved from the keyboard, redraws
+its figure and its text alternative.
 The animation player must play; a link to a function in the reference must
 lead to its entry; search must work, served and opened from file:// (the
 folder of files), with no console errors.
@@ -611,8 +611,9 @@ def test_live_twin_shows_the_draw_functions_figure(visits, name):
 @pytest.mark.parametrize("name", list(COMPUTED))
 def test_computed_explorer_runs_in_the_built_page(visits, name):
     """The chapter's computed explorers in the built page (no kernel, no network):
-    each one's figure drawn, and moving each slider from the keyboard
-    changes the figure, the value shown and the text alternative. Their numbers
+    each one's figure drawn, and moving each slider and each drop-down list
+    from the keyboard changes the figure and the text alternative (and a
+    slider's value shown). Their numbers
     are compared with book's in tests/site/test_computed_explorers.py."""
     visit = visits[name]
     page = visit.page
@@ -622,6 +623,8 @@ def test_computed_explorer_runs_in_the_built_page(visits, name):
     )
     assert page.locator("article .live-twin").count() == 0
     shown = "e => [e.querySelector('svg').innerHTML, e.querySelector('.cx-alt').textContent]"
+    from book.plots import COMPUTED_VIEWS
+
     for k, view in enumerate(COMPUTED[name]):
         root = roots.nth(k)
         assert root.evaluate("e => JSON.parse(e.querySelector('script.cx-spec').textContent).view") == view
@@ -633,5 +636,16 @@ def test_computed_explorer_runs_in_the_built_page(visits, name):
             page.keyboard.press("ArrowRight" if value != slider.get_attribute("max") else "ArrowLeft")
             after = root.evaluate(shown)
             assert slider.input_value() != value and after != before, f"{name}: {slider.get_attribute('data-param')}"
+            before = after
+        choices = [c for c in COMPUTED_VIEWS[view]["controls"] if c["kind"] == "choice"]
+        assert root.locator("select").count() == len(choices), f"{name}: not one drop-down list per choice"
+        for choice in root.locator("select").all():  # a drop-down list, moved with the arrow keys
+            value = choice.input_value()
+            last = choice.evaluate("e => e.selectedIndex === e.options.length - 1")
+            choice.focus()
+            page.keyboard.press("ArrowUp" if last else "ArrowDown")
+            after = root.evaluate(shown)
+            assert choice.input_value() != value, f"{name}: {choice.get_attribute('data-param')} did not move"
+            assert after[0] != before[0] and after[1] != before[1], f"{name}: {choice.get_attribute('data-param')}"
             before = after
     assert not visit.errors, f"console errors on {name} after moving the controls: {visit.errors}"

@@ -57,7 +57,7 @@ READ = {
     ),
     "precision": (
         "v => ({positions: v.positions, errors: Array.from(v.errors, e => e === Infinity ? 'inf' : e),"
-        " book: Array.from(v.book), off: v.off, overflow: v.overflow})"
+        " book: Array.from(v.book), off: v.off, overflow: v.overflow, unheld: v.unheld})"
     ),
 }
 
@@ -69,8 +69,8 @@ def atol(view: str, state: dict) -> dict[str, float]:
     Chapter 11: the page's ``theta_i = base^(-2i/d)`` (``Math.pow``) may be
     one float64 ulp (at most ``2^-52 theta_i``) off torch's, which moves the
     float64 angle ``m theta_i`` by at most ``longest 2^-52`` and so its cosine;
-    and torch's float32 cosine of a low-precision angle (SLEEF's kernel,
-    within one ulp) may be one float32 ulp (``2^-24`` for ``|cos| <= 1``) off
+    and torch's float32 cosine of a low-precision angle (its CPU kernel's,
+    within one float32 step) may be one float32 ulp (``2^-24`` for ``|cos| <= 1``) off
     the page's correctly rounded one (``Math.fround(Math.cos(a))``).
     """
     if view != "precision":
@@ -346,10 +346,11 @@ PRECISION_STATES = [
 
 
 def test_precision_explorer_at_the_ends_of_its_ranges(browser, tmp_path):
-    """float16 overflowing (and its thetas underflowing), float32 at 2^24, the
-    smallest head width and base: the page's numbers are book's."""
+    """float16 overflowing (and its smallest thetas subnormal, not zero),
+    float32 at 2^24, the smallest head width and base: the page's numbers are
+    book's, and its text names 65,520 as the first position float16 cannot hold."""
     context, page, errors, _ = _open(browser, tmp_path, "precision")
-    mismatches, overflows = [], []
+    mismatches, overflows, texts = [], [], []
     try:
         for state in PRECISION_STATES:
             for name, value in state.items():
@@ -362,11 +363,14 @@ def test_precision_explorer_at_the_ends_of_its_ranges(browser, tmp_path):
                     " return [v.overflow, v.positions.find(p => p >= 65520) ?? -1]; }"
                 )
             )
+            texts.append(page.locator("#cx-t-precision .cx-alt").text_content())
     finally:
         context.close()
     assert not mismatches, mismatches
     # float16 (largest 65504) overflows from the first position past 65519; the others do not
     assert [o for o, _ in overflows] == [overflows[0][1], overflows[1][1], -1, -1] and overflows[0][1] > 0, overflows
+    assert all("float16 cannot hold positions from 65,520 on" in t for t in texts[:2]), texts
+    assert not any("cannot hold" in t for t in texts[2:]), texts
     assert not errors, errors
 
 

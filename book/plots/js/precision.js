@@ -9,11 +9,13 @@
 // bfloat16s (or float16s) in float32, where the product is exact (8 + 8 or
 // 11 + 11 significant bits), and rounds it once to the dtype: so here the
 // exact product, in float64, is rounded once. float16 keeps subnormals
-// (down to 2^-24) and overflows to inf from 65520 on; an angle that is inf
-// (or inf times a theta rounded to 0) has a NaN cosine, and its position's
-// error is inf, as rope_cos_error's nan_to_num(nan=inf). The one value not
-// reproduced to the bit is torch's float32 cosine (SLEEF's, within one
-// float32 ulp): here the float64 cosine rounded to float32 (Math.fround).
+// (down to 2^-24: the smallest theta at the controls' ends, about 1.1e-7,
+// becomes one, never 0) and overflows to inf from 65520 on; a position that
+// is inf gives an inf angle (times a nonzero theta), whose cosine is NaN, and
+// its error is inf, as rope_cos_error's nan_to_num(nan=inf). The one value
+// not reproduced to the bit is torch's float32 cosine (its CPU kernel's,
+// within one float32 step): here the float64 cosine rounded to float32
+// (Math.fround).
 (function (B) {
   "use strict";
   if (B.precision) { return; }
@@ -89,5 +91,12 @@
     return out;
   }
 
-  B.precision = { FORMATS: FORMATS, roundTo: roundTo, toDtype: toDtype, mul: mul, positions: positions, cosError: cosError };
+  // book.plots.ch11_numerics._first_unheld_position: the smallest whole
+  // number the dtype rounds to inf, half a step past its largest finite value.
+  function firstUnheld(dtype) {
+    var f = FORMATS[dtype];
+    return Math.ceil(f.max + Math.pow(2, Math.floor(Math.log2(f.max)) - f.bits));
+  }
+
+  B.precision = { FORMATS: FORMATS, firstUnheld: firstUnheld, roundTo: roundTo, toDtype: toDtype, mul: mul, positions: positions, cosError: cosError };
 })(window.BookExplorers = window.BookExplorers || {});

@@ -13,18 +13,21 @@
     compute: function (state, data) {
       var pos = P.positions(state.longest), d = state.d_model, base = state.base;
       var errors = P.cosError(pos, d, base, state.dtype);
+      var overflow = first(pos, errors, function (e) { return e === Infinity; });
       return {
         positions: pos, errors: errors, book: P.cosError(pos, d, base, "float64"),
         off: first(pos, errors, function (e) { return e > 0.01; }),
-        overflow: first(pos, errors, function (e) { return e === Infinity; })
+        overflow: overflow, unheld: overflow >= 0 ? P.firstUnheld(state.dtype) : -1
       };
     },
     render: function (fig, v, state, spec) {
       var pal = spec.palette, t = state.dtype;
-      var where = v.off >= 0 ? "from about position " + C.comma(v.off) : "nowhere up to " + C.comma(state.longest);
+      var last = v.positions[v.positions.length - 1];
+      var where = v.off >= 0 ? "from about position " + C.comma(v.off) : "nowhere up to " + C.comma(last);
       fig.text(fig.width / 2, 14, t + " angles: cosines off by more than 0.01 " + where, 11);
       if (v.overflow >= 0) {
-        fig.text(fig.width / 2, 28, t + " cannot hold positions from " + C.comma(v.overflow) + " on (no line there)", 11);
+        fig.text(fig.width / 2, 28, t + " cannot hold positions from " + C.comma(v.unheld) +
+          " on (no line from the first plotted position past it)", 11);
       }
       var p = fig.panel(80, 56, 590, 230, {
         x: [1, state.longest], y: [1e-10, 10], xlog: true, ylog: true, xlabel: "position m",
@@ -45,10 +48,14 @@
         if (isFinite(v.errors[i]) && v.errors[i] >= worst) { worst = v.errors[i]; at = v.positions[i]; }
         bookWorst = Math.max(bookWorst, v.book[i]);
       }
-      var s = "Angles in " + t + ", head width d = " + state.d_model + ", base " + C.g(state.base, 5) + ", positions 1 to " +
-        C.comma(state.longest) + ": the cosines are off by more than 0.01 " +
-        (v.off >= 0 ? "from about position " + C.comma(v.off) + " on" : "nowhere up to " + C.comma(state.longest)) + ". ";
-      if (v.overflow >= 0) { s += t + " cannot hold positions from " + C.comma(v.overflow) + " on: the angle overflows. "; }
+      var last = v.positions[v.positions.length - 1];
+      var s = "Angles in " + t + ", head width d = " + state.d_model + ", base " + C.g(state.base, 5) + ", " +
+        v.positions.length + " positions from 1 to " + C.comma(last) + ": the cosines are off by more than 0.01 " +
+        (v.off >= 0 ? "from about position " + C.comma(v.off) + " on" : "nowhere up to " + C.comma(last)) + ". ";
+      if (v.overflow >= 0) {
+        s += t + " cannot hold positions from " + C.comma(v.unheld) + " on (the angle overflows): no error from " +
+          C.comma(v.overflow) + ", the first plotted position past it. ";
+      }
       return s + "The largest error " + (v.overflow >= 0 ? "below that " : "") + "is " + C.g(worst, 3) + ", at position " +
         C.comma(at) + "; with book's float64 angles, at most " + C.g(bookWorst, 3) + ".";
     }

@@ -38,13 +38,20 @@ def test_draw_precision_explorer_says_where_the_error_passes_001():
     (ax,) = fig.axes
     title = fig._suptitle.get_text()
     assert title.startswith("float16 angles: cosines off by more than 0.01 from about position ")
-    assert "float16 cannot hold positions from" in title
+    # float16's largest is 65504; the plotted positions skip from below 65,520 to 72,176
+    assert title.endswith(
+        "\nfloat16 cannot hold positions from 65,520 on (no line from the first plotted position past it)"
+    )
     assert [line.get_label() for line in ax.get_lines()] == ["float16", "book (float64 angles)"]
     assert ax.get_lines()[0].get_xdata()[-1] == 2**17
     plt.close(fig)
     fig = plots.draw_precision_explorer(dtype="float32", d_model=32, base=500000.0, longest=2**10)
     assert fig._suptitle.get_text() == "float32 angles: cosines off by more than 0.01 nowhere up to 1,024"
     assert fig.axes[0].get_title() == "RoPE angles in low precision, d = 32"
+    plt.close(fig)
+    fig = plots.draw_precision_explorer(dtype="float32", d_model=32, base=500000.0, longest=20)
+    last = fig.axes[0].get_lines()[0].get_xdata()[-1]  # float32's logspace falls short of 20
+    assert last == 19 and fig._suptitle.get_text().endswith("nowhere up to 19")
     plt.close(fig)
     with pytest.raises(ValueError, match="dtypes must name torch dtypes"):
         plots.draw_precision_explorer(dtype="float8")
