@@ -118,8 +118,11 @@ def draw_alibi_explorer(*, n_heads: int = 8, head: int = 1, seq_len: int = 32) -
 
 
 def _t5_landmarks(num_buckets: int, max_distance: int, bidirectional: bool) -> tuple[int, int]:
-    """``(exact, last)`` of T5's bucketing: distances ``0 .. exact`` each have
-    their own bucket, and every distance from ``last`` on shares the last
+    """``(exact, last)`` of T5's bucketing: ``exact`` ends the exact range
+    (distances below ``B/2``, ``B`` the buckets of one direction, each have
+    their own bucket; farther ones are bucketed by their logarithm, where
+    some may still have a bucket each and some buckets are skipped at small
+    ``max_distance``), and every distance from ``last`` on shares the last
     bucket of its direction (read off ``t5_relative_bucket`` looking back,
     offsets ``-max_distance .. 0``; distance ``max_distance`` is always in it).
 
@@ -147,8 +150,8 @@ def draw_t5_bucket_explorer(
     Dashed lines mark where the exact buckets end (a bucket per distance up
     to ``B/2 - 1``, ``B`` the buckets of one direction: ``num_buckets / 2``
     if ``bidirectional``, else ``num_buckets``); dotted lines where the last
-    bucket of a direction starts, which the floor in T5's formula puts
-    before ``max_distance``. The title gives both distances.
+    bucket of a direction starts, which the floor in T5's formula puts at
+    or before ``max_distance``. The title gives both distances.
 
     Raises:
         TypeError, ValueError: for a ``max_offset`` that is not a positive

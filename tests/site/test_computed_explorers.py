@@ -479,3 +479,58 @@ def test_t5_comparison_allows_one_bucket_only_where_the_logarithm_decides():
     assert not t5_mismatches(dict(want, last=99), want, state)[0]
     assert t5_mismatches(dict(want, last=97), want, state)[0] and t5_mismatches(dict(want, last=100), want, state)[0]
     assert t5_mismatches(dict(want, exact=want["exact"] + 1), want, state)[0]
+
+
+@pytest.mark.parametrize("bidirectional", [True, False], ids=["encoder", "decoder"])
+def test_t5_explorer_at_the_smallest_max_distance_and_most_buckets(browser, tmp_path, bidirectional):
+    """The max-distance slider at its minimum (3) and the buckets slider
+    pushed to its end: the page holds the buckets at the most that
+    ``t5_relative_bucket`` allows there (10 in the encoder, 4 in the
+    decoder), its numbers are book's, and book rejects one step more."""
+    context, page, errors, _ = _open(browser, tmp_path, "t5")
+    root = "#cx-t-t5"
+    controls = {c["name"]: c for c in computed.COMPUTED_VIEWS["t5"]["controls"]}
+    try:
+        page.locator(f"{root} [data-param='bidirectional']").set_checked(bidirectional)
+        page.locator(f"{root} [data-param='max_distance']").fill(f"{controls['max_distance']['min']:.10g}")
+        page.locator(f"{root} [data-param='num_buckets']").fill(f"{controls['num_buckets']['max']:.10g}")
+        state = page.evaluate("() => BookExplorers.mounted['cx-t-t5'].state")
+        mismatches = _compare(page, "t5", random.Random(0))
+        alt = page.evaluate(f"() => document.querySelector('{root} .cx-alt').textContent")
+    finally:
+        context.close()
+    most = 10 if bidirectional else 4
+    assert (state["max_distance"], state["num_buckets"], state["bidirectional"]) == (3, most, bidirectional), state
+    assert not mismatches, mismatches
+    if bidirectional:  # 5 buckets a side; distance 3 is the last bucket's (4 and 9); 3 and 8 are skipped
+        assert "Bucket 5 (after the query, distance 0) is never used" in alt, alt
+        assert "bucket 4 before the query, 9 after it" in alt, alt
+    else:  # distance 0 shares bucket 0 with every key after the query
+        assert "Each distance from 1 to 1 back has its own bucket" in alt, alt
+        assert "Bucket 0 holds distance 0: the query's own position and every key after the query" in alt, alt
+    step = controls["num_buckets"]["step"]
+    with pytest.raises(ValueError, match="max_distance must exceed the exact range"):
+        computed.explorer_values("t5", dict(state, num_buckets=most + step))
+    assert not errors, errors
+
+
+def test_t5_legend_lists_only_the_lines_it_draws(browser, tmp_path):
+    """As ``draw_t5_bucket_explorer``: when the last bucket starts beyond the
+    offsets shown, neither its dotted line nor its legend entry appears (the
+    title still names the distance); within them, both do."""
+    context, page, errors, _ = _open(browser, tmp_path, "t5")
+    root = "#cx-t-t5"
+    controls = {c["name"]: c for c in computed.COMPUTED_VIEWS["t5"]["controls"]}
+    count = f"() => document.querySelector('{root} svg').innerHTML.split('last bucket from distance').length - 1"
+    try:
+        inside = page.evaluate(count)  # T5's setting: the last bucket starts within the offsets
+        page.locator(f"{root} [data-param='max_distance']").fill(f"{controls['max_distance']['max']:.10g}")
+        page.locator(f"{root} [data-param='max_offset']").fill(f"{controls['max_offset']['min']:.10g}")
+        state = page.evaluate("() => BookExplorers.mounted['cx-t-t5'].state")
+        values = page.evaluate("() => BookExplorers.mounted['cx-t-t5'].values")
+        outside = page.evaluate(count)
+    finally:
+        context.close()
+    assert values["last"] > state["max_offset"] >= values["exact"] + 1, (values["last"], state)
+    assert (inside, outside) == (2, 1)
+    assert not errors, errors

@@ -38,10 +38,13 @@
       });
       fig.axes(p);
       fig.vline(p, 0, { color: "#ccc", width: 0.8 });
+      // As draw_t5_bucket_explorer: a landmark's lines and legend entry
+      // only where it lies within the offsets shown.
       var sides = state.bidirectional ? [-1, 1] : [-1];
+      var showExact = v.exact + 0.5 <= K, showLast = v.last - 0.5 <= K;
       sides.forEach(function (side) {
-        fig.vline(p, side * (v.exact + 0.5), { color: pal.lines[1], dash: "5,3", width: 1.2 });
-        fig.vline(p, side * (v.last - 0.5), { color: pal.lines[2], dash: "1.5,2", width: 1.2 });
+        if (showExact) { fig.vline(p, side * (v.exact + 0.5), { color: pal.lines[1], dash: "5,3", width: 1.2 }); }
+        if (showLast) { fig.vline(p, side * (v.last - 0.5), { color: pal.lines[2], dash: "1.5,2", width: 1.2 }); }
       });
       // A step line (each offset's bucket held from o - 1/2 to o + 1/2): one
       // horizontal piece per run of equal buckets.
@@ -51,22 +54,28 @@
         ys.push(v.buckets[o + K], v.buckets[o + K]);
       }
       fig.line(p, xs, ys, { color: pal.lines[0], width: 1.5 });
-      var items = [
-        { color: pal.lines[0], label: "bucket of j - i" },
-        { color: pal.lines[1], dash: "5,3", label: "exact up to distance " + v.exact },
-        { color: pal.lines[2], dash: "1.5,2", label: "last bucket from distance " + C.comma(v.last) }
-      ];
+      var items = [{ color: pal.lines[0], label: "bucket of j - i" }];
+      if (showExact) { items.push({ color: pal.lines[1], dash: "5,3", label: "exact up to distance " + v.exact }); }
+      if (showLast) {
+        items.push({ color: pal.lines[2], dash: "1.5,2", label: "last bucket from distance " + C.comma(v.last) });
+      }
       fig.legend(state.bidirectional ? 80 : 560, 52, items);
     },
     describe: function (v, state) {
+      // Only facts true at every setting: past the exact range the bucket
+      // grows with the logarithm of the distance, which at a small max
+      // distance may still give some distances a bucket each and skip some
+      // buckets (at 32 buckets, max distance 10, encoder: 9 to 11, 13, 14).
       var n = v.n, E = v.exact, L = C.comma(v.last);
+      var farther = "; past that the bucket grows with the logarithm of the distance (at a small max " +
+        "distance some buckets are skipped)";
       var rest = state.bidirectional ?
-        ". Each distance from 0 to " + E + " has its own bucket; farther keys share logarithmically wider buckets, " +
-          "and every key " + L + " or more positions away shares the last one of its side: bucket " + (n - 1) +
-          " before the query, " + (2 * n - 1) + " after it (bucket " + n + " is never used)." :
-        ". Each distance from 0 to " + E + " back has its own bucket; farther keys share logarithmically wider " +
-          "buckets, every key " + L + " or more positions back shares bucket " + (n - 1) +
-          ", and every key after the query gets bucket 0.";
+        ". Each distance from 0 to " + E + " has its own bucket" + farther + ", and every key " + L +
+          " or more positions away shares the last one of its side: bucket " + (n - 1) + " before the query, " +
+          (2 * n - 1) + " after it. Bucket " + n + " (after the query, distance 0) is never used." :
+        ". Each distance from 1 to " + E + " back has its own bucket" + farther + ", and every key " + L +
+          " or more positions back shares bucket " + (n - 1) + ". Bucket 0 holds distance 0: the query's own " +
+          "position and every key after the query.";
       return title(v, state) + rest + " Offsets shown: " + C.comma(-state.max_offset) + " to " +
         C.comma(state.max_offset) + ".";
     }
