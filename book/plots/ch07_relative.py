@@ -119,7 +119,7 @@ def draw_alibi_explorer(*, n_heads: int = 8, head: int = 1, seq_len: int = 32) -
 
 def _t5_landmarks(num_buckets: int, max_distance: int, bidirectional: bool) -> tuple[int, int]:
     """``(exact, last)`` of T5's bucketing: ``exact`` ends the exact range
-    (distances below ``B/2``, ``B`` the buckets of one direction, each have
+    (distances below ``B // 2``, ``B`` the buckets of one direction, each have
     their own bucket; farther ones are bucketed by their logarithm, where
     some may still have a bucket each and some buckets are skipped at small
     ``max_distance``), and every distance from ``last`` on shares the last
@@ -148,7 +148,7 @@ def draw_t5_bucket_explorer(
     ``book.encodings.t5_relative_bucket`` (Raffel et al., 2020, section 2.1;
     transformers' ``T5Attention._relative_position_bucket``), as a step plot.
     Dashed lines mark where the exact buckets end (a bucket per distance up
-    to ``B/2 - 1``, ``B`` the buckets of one direction: ``num_buckets / 2``
+    to ``B // 2 - 1``, ``B`` the buckets of one direction: ``num_buckets // 2``
     if ``bidirectional``, else ``num_buckets``); dotted lines where the last
     bucket of a direction starts, which the floor in T5's formula puts at
     or before ``max_distance``. The title gives both distances.

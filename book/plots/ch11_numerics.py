@@ -70,10 +70,19 @@ def _explorer_positions(longest: int) -> torch.Tensor:
 
 
 def _first_unheld_position(dtype: torch.dtype) -> int:
-    """The smallest whole number that ``dtype`` rounds to ``inf`` (65,520 for
-    float16): past its largest finite value by half a step (a tie there rounds
-    to inf, since that value's last bit is odd). The computed explorer
-    (``js/view_precision.js``) repeats this."""
+    """The smallest whole number that float16 rounds to ``inf``, 65,520: past
+    its largest finite value, 65,504, by half a step (a tie there rounds to
+    inf, since that value's last bit is odd; 65,505 to 65,519 round down to
+    65,504). float16 is the one format whose positions overflow in the
+    explorer; torch rounds a number to bfloat16 through float32, so there the
+    same rule would not give the first number it rounds to inf. The computed
+    explorer (``js/precision.js``) repeats this.
+
+    Raises:
+        ValueError: for a dtype other than ``torch.float16``.
+    """
+    if dtype != torch.float16:
+        raise ValueError(f"dtype must be torch.float16, the one format whose positions overflow, got {dtype}")
     info = torch.finfo(dtype)
     half_step = 2.0 ** math.floor(math.log2(info.max)) * info.eps / 2
     return math.ceil(info.max + half_step)
@@ -104,6 +113,6 @@ def draw_precision_explorer(
     line = f"{dtype} angles: cosines off by more than 0.01 {where}"
     if err.isinf().any():
         unheld = _first_unheld_position(getattr(torch, dtype))
-        line += f"\n{dtype} cannot hold positions from {unheld:,} on (no line from the first plotted position past it)"
+        line += f"\n{dtype} rounds positions from {unheld:,} on to inf (no line from the first plotted position past it)"
     fig.suptitle(line, fontsize=9)
     return fig

@@ -330,7 +330,7 @@ def explorer_values(view: str, state: Mapping[str, Any], **data: Any) -> dict[st
       above the diagonal) and ``weights`` (the last query's causal softmax).
     * ``"t5"``: ``buckets`` (``t5_relative_bucket`` of the offsets
       ``-max_offset .. max_offset``, int64), ``exact`` (the end of the
-      exact range: distances below ``B/2``, ``B`` the buckets of one
+      exact range: distances below ``B // 2``, ``B`` the buckets of one
       direction, each have a bucket of their own) and ``last`` (the distance from which the
       last bucket of a direction starts), the numbers of
       ``draw_t5_bucket_explorer``'s title.

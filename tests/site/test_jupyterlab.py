@@ -35,6 +35,7 @@ EXPLORERS = [
     ("learned_table_explorer", "widgets.learned_table_explorer({0: torch.randn(24, 8), 50: torch.randn(24, 8)})"),
     ("rope_explorer", "widgets.rope_explorer(torch.randn(16), torch.randn(16))"),
     ("alibi_explorer", "widgets.alibi_explorer()"),
+    ("t5_bucket_explorer", "widgets.t5_bucket_explorer()"),
     ("results_explorer", f"widgets.results_explorer({{'fibonacci': json.loads(Path({str(RESULTS)!r}).read_text())}})"),
     ("scaling_explorer", "widgets.scaling_explorer()"),
     ("two_bases_explorer", "widgets.two_bases_explorer()"),

@@ -92,7 +92,8 @@
   }
 
   // book.plots.ch11_numerics._first_unheld_position: the smallest whole
-  // number the dtype rounds to inf, half a step past its largest finite value.
+  // number float16 rounds to inf (65,520), half a step past its largest
+  // finite value; float16 is the one format whose positions overflow here.
   function firstUnheld(dtype) {
     var f = FORMATS[dtype];
     return Math.ceil(f.max + Math.pow(2, Math.floor(Math.log2(f.max)) - f.bits));

@@ -26,7 +26,7 @@
       var where = v.off >= 0 ? "from about position " + C.comma(v.off) : "nowhere up to " + C.comma(last);
       fig.text(fig.width / 2, 14, t + " angles: cosines off by more than 0.01 " + where, 11);
       if (v.overflow >= 0) {
-        fig.text(fig.width / 2, 28, t + " cannot hold positions from " + C.comma(v.unheld) +
+        fig.text(fig.width / 2, 28, t + " rounds positions from " + C.comma(v.unheld) +
           " on (no line from the first plotted position past it)", 11);
       }
       var p = fig.panel(80, 56, 590, 230, {
@@ -53,7 +53,7 @@
         v.positions.length + " positions from 1 to " + C.comma(last) + ": the cosines are off by more than 0.01 " +
         (v.off >= 0 ? "from about position " + C.comma(v.off) + " on" : "nowhere up to " + C.comma(last)) + ". ";
       if (v.overflow >= 0) {
-        s += t + " cannot hold positions from " + C.comma(v.unheld) + " on (the angle overflows): no error from " +
+        s += t + " rounds positions from " + C.comma(v.unheld) + " on to inf (the angle overflows): no error from " +
           C.comma(v.overflow) + ", the first plotted position past it. ";
       }
       return s + "The largest error " + (v.overflow >= 0 ? "below that " : "") + "is " + C.g(worst, 3) + ", at position " +

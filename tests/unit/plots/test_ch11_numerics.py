@@ -40,7 +40,7 @@ def test_draw_precision_explorer_says_where_the_error_passes_001():
     assert title.startswith("float16 angles: cosines off by more than 0.01 from about position ")
     # float16's largest is 65504; the plotted positions skip from below 65,520 to 72,176
     assert title.endswith(
-        "\nfloat16 cannot hold positions from 65,520 on (no line from the first plotted position past it)"
+        "\nfloat16 rounds positions from 65,520 on to inf (no line from the first plotted position past it)"
     )
     assert [line.get_label() for line in ax.get_lines()] == ["float16", "book (float64 angles)"]
     assert ax.get_lines()[0].get_xdata()[-1] == 2**17

@@ -192,7 +192,7 @@ def test_precision_values_match_the_draw_functions_title_and_errors():
     assert f"from about position {v['off']:,}" in title
     # float16's largest is 65504: 65,520 is the first whole number it rounds to inf
     assert torch.tensor(65520).to(torch.float16).isinf() and torch.tensor(65519).to(torch.float16).isfinite()
-    assert v["unheld"] == 65520 and f"cannot hold positions from {v['unheld']:,} on" in title
+    assert v["unheld"] == 65520 and f"rounds positions from {v['unheld']:,} on to inf" in title
     assert v["overflow"] == min(p for p in v["positions"] if p >= 65520) > 65520
     calm = computed.explorer_values("precision", {"dtype": "float32", "d_model": 8, "base": 100.0, "longest": 16})
     assert calm["off"] == calm["overflow"] == calm["unheld"] == -1 and max(calm["errors"]) < 1e-6
