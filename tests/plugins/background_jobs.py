@@ -4,9 +4,8 @@ Some tests read the output of a long command: the website's strict build,
 chapter 8's experiment at a reduced size, the benchmark scripts at tiny
 sizes, the wheel job (``tests/notebooks/test_wheel.py`` run as a script), the
 otter assignments job (``tests/notebooks/test_assignments.py`` run as a script), mypy
-over ``book/``, and nbval over every notebook, under the machine's own kernels and again
-under other CPU kernels (``ATEN_CPU_CAPABILITY``,
-``tests/notebooks/test_cpu_independence.py``). Run
+over ``book/``, and nbval over every notebook again under other CPU kernels
+(``ATEN_CPU_CAPABILITY``, ``tests/notebooks/test_cpu_independence.py``). Run
 one after another, after the rest of the tests, these would double the time
 of ``make test``; so this plugin starts each of them as a background process
 as soon as collection ends, and only if a selected test needs it:
@@ -15,12 +14,8 @@ as soon as collection ends, and only if a selected test needs it:
   ``reduced_run``, ``rope_speed_run``, ``experiment_speed_run``,
   ``wheel_run``, ``mypy_run``, ``assignments_run``, ``answer_key_run``); the fixture waits for the job and gives its output;
   for development, ``BOOK_EXISTING_SITE`` points ``built_site`` at an earlier build instead;
-* the nbval passes (``start_passes``) start if the test ``CPU_PASS_TEST``
-  is selected; the ``cpu_passes`` fixture gives them to it. One pass runs
-  every notebook under each other kernel set, and one runs the notebooks
-  the session selected under the machine's own kernels (``NATIVE``): while
-  the passes run, the session deselects its notebook items, so that their
-  nbval run, a long serial part of the session, overlaps the rest.
+* the other-CPU nbval passes (``start_passes``) start if the test
+  ``CPU_PASS_TEST`` is selected; the ``cpu_passes`` fixture gives them to it.
 
 ``pytest_collection_modifyitems`` puts the tests that wait for a job after
 every other test, and the test that waits for the nbval passes last, so the
@@ -30,11 +25,13 @@ fill), and is stopped with everything it started when the session ends.
 
 The twin-rendering switch: a chapter's live twins draw every state in every
 nbval run, but rendering their images is most of their time and does not
-touch PyTorch, so only one pass renders them (``rendering_pass``: ``avx2``
-on an AVX-512 machine, else ``default``; it gets
-``BOOK_LIVE_TWIN_IMAGES=1``, the others ``0``). With no passes running
-(``-k``, one file, ``make test-fast``) the session runs its notebook items
-itself and renders. nbval masks a twin's images in every run
+touch PyTorch, so only one process renders them. While the other-CPU passes
+run, one of them renders (``rendering_pass``: ``avx2`` on an AVX-512 machine,
+else ``default``; it gets ``BOOK_LIVE_TWIN_IMAGES=1``, the others ``0``), and
+this session's own nbval kernels skip rendering (``pytest_runtest_setup``
+sets ``BOOK_LIVE_TWIN_IMAGES=0`` for a notebook item). With no passes running
+(``-k``, one file, ``make test-fast``) the environment is left as it was and
+this session renders. nbval masks a twin's images in every run
 (``book.plots.live_html``), so the stored outputs are the same either way.
 
 ``tests/conftest.py`` loads this module with ``pytest_plugins``; its hooks
@@ -51,12 +48,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+_ORIGINAL_ENV = {k: v for k, v in os.environ.items() if k == "BOOK_LIVE_TWIN_IMAGES"}
 
 
 # ---------------------------------------------------------------------------
@@ -304,35 +301,20 @@ def rendering_pass() -> str:
     return other_capabilities()[-1]
 
 
-#: The label of the pass under the machine's own kernels (no ``ATEN_CPU_CAPABILITY``).
-NATIVE = "native"
-
-
 def pass_env(capability: str) -> dict[str, str]:
     """The environment of the nbval pass under ``capability``: PyTorch told to use
-    that kernel set (for ``NATIVE``, any ``ATEN_CPU_CAPABILITY`` removed), and
-    ``BOOK_LIVE_TWIN_IMAGES`` ``1`` for the rendering pass, ``0`` for the others."""
+    that kernel set, and ``BOOK_LIVE_TWIN_IMAGES`` ``1`` for the rendering pass,
+    ``0`` for the others."""
     render = "1" if capability == rendering_pass() else "0"
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability, "BOOK_LIVE_TWIN_IMAGES": render}
-    if capability == NATIVE:
-        del env["ATEN_CPU_CAPABILITY"]
-    return env
+    return {**os.environ, "ATEN_CPU_CAPABILITY": capability, "BOOK_LIVE_TWIN_IMAGES": render}
 
 
-def pass_label(capability: str) -> str:
-    """How a pass is named in reports."""
-    return "native kernels" if capability == NATIVE else f"ATEN_CPU_CAPABILITY={capability}"
-
-
-def start_passes(native: Sequence[str] = ()) -> dict[str, tuple[subprocess.Popen, Path]]:
-    """Start nbval in the background over ``native`` (notebook paths), if any,
-    under the machine's own kernels, and over every notebook once per other
-    kernel set; each pass's process and log file. Each kernel uses one thread;
+def start_passes() -> dict[str, tuple[subprocess.Popen, Path]]:
+    """Start nbval over every notebook, once per other kernel set, in the
+    background; each pass's process and log file. Each kernel uses one thread;
     output goes to a file, not a pipe, so a long report cannot block a pass."""
-    runs = [(NATIVE, list(native))] if native else []
-    runs += [(cap, ["notebooks", "guide"]) for cap in other_capabilities()]
     passes = {}
-    for cap, paths in runs:
+    for cap in other_capabilities():
         log = Path(tempfile.mkstemp(prefix=f"nbval-{cap}-", suffix=".log")[1])
         with log.open("w") as out:
             proc = subprocess.Popen(
@@ -345,7 +327,8 @@ def start_passes(native: Sequence[str] = ()) -> dict[str, tuple[subprocess.Popen
                     "no:cacheprovider",
                     "--tb=short",
                     "--durations=25",
-                    *paths,
+                    "notebooks",
+                    "guide",
                 ],
                 cwd=ROOT,
                 env=pass_env(cap),
@@ -358,11 +341,9 @@ def start_passes(native: Sequence[str] = ()) -> dict[str, tuple[subprocess.Popen
     return passes
 
 
-#: The test that waits for the nbval passes (it runs last).
-CPU_PASS_TEST = "test_notebooks_give_their_stored_outputs_under_every_kernel_set"
+#: The test that waits for the other-CPU passes (it runs last).
+CPU_PASS_TEST = "test_notebooks_give_their_stored_outputs_with_other_cpu_kernels"
 _cpu_passes: dict = {}
-#: The notebooks the session selected, run by the native pass instead.
-_native_notebooks: list[str] = []
 
 
 @pytest.fixture(scope="session")
@@ -382,14 +363,7 @@ def _uses_a_job(item) -> bool:
 
 def pytest_collection_modifyitems(session, config, items) -> None:
     """Run the tests that read a background job late (the jobs run meanwhile)
-    and the test that waits for the nbval passes last. When that test is
-    selected, the notebook items are deselected: the native pass runs them."""
-    if any(item.name == CPU_PASS_TEST for item in items) and not config.option.collectonly:
-        notebooks = [item for item in items if item.path.suffix == ".ipynb"]
-        if notebooks:
-            _native_notebooks[:] = sorted({str(item.path) for item in notebooks})
-            config.hook.pytest_deselected(items=notebooks)
-            items[:] = [item for item in items if item.path.suffix != ".ipynb"]
+    and the test that waits for the other-CPU nbval passes last."""
     items.sort(key=lambda item: (item.name == CPU_PASS_TEST, _uses_a_job(item)))
 
 
@@ -400,7 +374,7 @@ def pytest_collection_finish(session) -> None:
     if session.config.option.collectonly or _cpu_passes or _jobs:
         return
     if any(item.name == CPU_PASS_TEST for item in session.items):
-        _cpu_passes.update(start_passes(_native_notebooks))
+        _cpu_passes.update(start_passes())
     for name in JOBS:
         if name == "built_site" and existing_site() is not None:
             continue  # the fixture gives the existing build
@@ -414,6 +388,19 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if folder is not None:
         terminalreporter.section("existing site build")
         terminalreporter.write_line(f"{EXISTING_SITE}={folder}: the site tests read this build, not a fresh one")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item) -> None:
+    """The twin-rendering switch: ``BOOK_LIVE_TWIN_IMAGES=0`` for a notebook
+    item while the other-CPU passes run (one of them renders); for any other
+    item, and for a notebook when no pass runs, the environment as it was."""
+    if _cpu_passes and item.path.suffix == ".ipynb":
+        os.environ["BOOK_LIVE_TWIN_IMAGES"] = "0"
+    elif "BOOK_LIVE_TWIN_IMAGES" in _ORIGINAL_ENV:
+        os.environ["BOOK_LIVE_TWIN_IMAGES"] = _ORIGINAL_ENV["BOOK_LIVE_TWIN_IMAGES"]
+    else:
+        os.environ.pop("BOOK_LIVE_TWIN_IMAGES", None)
 
 
 def pytest_sessionfinish(session) -> None:
