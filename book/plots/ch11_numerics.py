@@ -113,6 +113,8 @@ def draw_precision_explorer(
     line = f"{dtype} angles: cosines off by more than 0.01 {where}"
     if err.isinf().any():
         unheld = _first_unheld_position(getattr(torch, dtype))
-        line += f"\n{dtype} rounds positions from {unheld:,} on to inf (no line from the first plotted position past it)"
+        line += (
+            f"\n{dtype} rounds positions from {unheld:,} on to inf (no line from the first plotted position past it)"
+        )
     fig.suptitle(line, fontsize=9)
     return fig
