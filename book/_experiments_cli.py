@@ -170,6 +170,21 @@ def config_from_args(args: argparse.Namespace) -> Config:
     )
 
 
+def _write_scores(result: dict, path: Path) -> None:
+    """Write a ``run_stretch`` or ``run_fine_tune`` result to ``path`` and
+    print each rule's scores by run, seed and part, and where it went."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    for rule in result["rules"]:
+        parts = [
+            f"{run} {part} " + " ".join(f"{v[part]:.1%}" for v in result["scores"][run][rule].values())
+            for run in ("committed", "rerun")
+            for part in ("within", "past")
+        ]
+        print(f"{rule:<10} " + "; ".join(parts))
+    print(f"results written to {path} ({result['timing']['wall_seconds']:.1f} s)")
+
+
 def run_suite_from_args(args: argparse.Namespace) -> int:
     """``--suite``: run ``book.benchmark.run_suite`` for ``--task`` (or every
     benchmark task), print each task's table and the wall time, return 0."""
@@ -194,16 +209,7 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
         path = (
             args.output or Path(benchmark.__file__).parent / "results"
         ) / f"finetune_{args.task}_{args.fine_tune}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(tuned, indent=1) + "\n", encoding="utf-8")
-        for rule in tuned["rules"]:
-            parts = [
-                f"{run} {part} " + " ".join(f"{v[part]:.1%}" for v in tuned["scores"][run][rule].values())
-                for run in ("committed", "rerun")
-                for part in ("within", "past")
-            ]
-            print(f"{rule:<10} " + "; ".join(parts))
-        print(f"results written to {path} ({tuned['timing']['wall_seconds']:.1f} s)")
+        _write_scores(tuned, path)
         return 0
     if args.stretch is not None:
         if args.task is None or args.anneal is not None or args.rerun:
@@ -214,16 +220,7 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
             args.task, args.stretch, workers=args.workers, progress=not args.quiet, start_method=start_method
         )
         path = (args.output or Path(benchmark.__file__).parent / "results") / f"stretch_{args.task}_{args.stretch}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(stretched, indent=1) + "\n", encoding="utf-8")
-        for rule in stretched["rules"]:
-            parts = [
-                f"{run} {part} " + " ".join(f"{v[part]:.1%}" for v in stretched["scores"][run][rule].values())
-                for run in ("committed", "rerun")
-                for part in ("within", "past")
-            ]
-            print(f"{rule:<10} " + "; ".join(parts))
-        print(f"results written to {path} ({stretched['timing']['wall_seconds']:.1f} s)")
+        _write_scores(stretched, path)
         return 0
     if args.anneal is not None:
         if args.task is None:

@@ -275,6 +275,34 @@ def _stretch_job(name: str, seed: int, rules: tuple[str, ...]) -> dict[str, dict
     return _one_thread(stretch_scores, name, seed, rules)
 
 
+def _score_both_runs(
+    job: Any,
+    names: Mapping[str, str],
+    stored: Mapping[str, Mapping[str, Any]],
+    rules: tuple[str, ...],
+    workers: int,
+    progress: bool,
+    start_method: str,
+) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+    """``job(name, seed, rules)`` for every (run, seed) of ``stored``, in
+    ``workers`` processes (in this one with a single worker), merged into
+    ``{run: {rule: {str(seed): cell}}}``: the work ``run_stretch`` and
+    ``run_fine_tune`` share."""
+    jobs = [(run, int(seed)) for run in names for seed in stored[run]["runs"]]
+    pool = _pool(workers, start_method)
+    if pool is None:
+        done = _iterate((job(names[run], seed, rules) for run, seed in jobs), len(jobs), progress)
+    else:
+        with pool:
+            futures = [pool.submit(job, names[run], seed, rules) for run, seed in jobs]
+            done = _iterate((f.result() for f in futures), len(futures), progress)
+    scores: dict[str, dict[str, dict[str, dict[str, float]]]] = {run: {rule: {} for rule in rules} for run in names}
+    for (run, _), part in zip(jobs, done):
+        for rule in rules:
+            scores[run][rule] |= part[rule]
+    return scores
+
+
 def run_stretch(
     task: str,
     scheme: str = "rope",
@@ -308,19 +336,8 @@ def run_stretch(
     stretch_scores(stored["committed"], rules, seeds=[])  # validates rules before any work
     rules = tuple(rules)
     scale, longest = stretch_setting(stored["committed"])
-    jobs = [(run, int(seed)) for run in names for seed in stored[run]["runs"]]
     start = time.perf_counter()
-    pool = _pool(workers, start_method)
-    if pool is None:
-        done = _iterate((_stretch_job(names[run], seed, rules) for run, seed in jobs), len(jobs), progress)
-    else:
-        with pool:
-            futures = [pool.submit(_stretch_job, names[run], seed, rules) for run, seed in jobs]
-            done = _iterate((f.result() for f in futures), len(futures), progress)
-    scores: dict[str, dict[str, dict[str, dict[str, float]]]] = {run: {rule: {} for rule in rules} for run in names}
-    for (run, _), part in zip(jobs, done):
-        for rule in rules:
-            scores[run][rule] |= part[rule]
+    scores = _score_both_runs(_stretch_job, names, stored, rules, workers, progress, start_method)
     return {
         "book_version": __version__,
         "stretch": True,
@@ -469,19 +486,8 @@ def run_fine_tune(
     stored = {run: load(name) for run, name in names.items()}
     fine_tune_scores(stored["committed"], rules, seeds=[])  # validates rules before any work
     rules = tuple(rules)
-    jobs = [(run, int(seed)) for run in names for seed in stored[run]["runs"]]
     start = time.perf_counter()
-    pool = _pool(workers, start_method)
-    if pool is None:
-        done = _iterate((_fine_tune_job(names[run], seed, rules) for run, seed in jobs), len(jobs), progress)
-    else:
-        with pool:
-            futures = [pool.submit(_fine_tune_job, names[run], seed, rules) for run, seed in jobs]
-            done = _iterate((f.result() for f in futures), len(futures), progress)
-    scores: dict[str, dict[str, dict[str, dict[str, float]]]] = {run: {rule: {} for rule in rules} for run in names}
-    for (run, _), part in zip(jobs, done):
-        for rule in rules:
-            scores[run][rule] |= part[rule]
+    scores = _score_both_runs(_fine_tune_job, names, stored, rules, workers, progress, start_method)
     return {
         "book_version": __version__,
         "fine_tune": dict(FINE_TUNE),
