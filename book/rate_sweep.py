@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: Which rates ``converged_rates`` keeps, in words.
-CONVERGED_RULE = "the learning rates at which all five seeds met the stopping rule (the chosen rate always counts)"
+CONVERGED_RULE = "the learning rates at which every seed met the stopping rule (the chosen rate always counts)"
 
 
 def _sweep(results: Any) -> Mapping[str, Any]:

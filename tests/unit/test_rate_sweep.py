@@ -29,7 +29,7 @@ def fake(losses, met=None, chosen=0.006):
 def test_converged_rates_keep_every_rate_whose_seeds_all_met_the_stopping_rule_whatever_its_loss():
     res = fake({0.003: [1.0, 1.0], 0.006: [0.1, 0.1], 0.012: [5.0, 7.0]})
     assert rate_sweep.converged_rates(res) == {"rope": [0.003, 0.006, 0.012]}
-    assert "all five seeds met the stopping rule" in rate_sweep.CONVERGED_RULE
+    assert "every seed met the stopping rule" in rate_sweep.CONVERGED_RULE
 
 
 def test_a_rate_with_a_seed_that_missed_the_stopping_rule_is_not_converged_unless_chosen():
