@@ -18,7 +18,10 @@ STAMP  := $(VENV)/.installed
 
 # The installer of the pinned requirements: pip, or uv (https://docs.astral.sh/uv)
 # when it is on PATH or named by UV=; both install the same pins, uv several
-# times faster (.ci/run uses it). UV= (empty) forces pip.
+# times faster (.ci/run uses it). UV= (empty) forces pip. uv is told to compile
+# the bytecode, as pip does by default: without it every process (each notebook
+# kernel, each Sphinx build) compiles the modules it imports again when
+# PYTHONDONTWRITEBYTECODE is set, as it is on the CI machine.
 UV ?= $(shell command -v uv 2>/dev/null)
 
 $(STAMP): requirements.txt requirements-reader.txt pyproject.toml
@@ -27,7 +30,7 @@ $(STAMP): requirements.txt requirements-reader.txt pyproject.toml
 ifeq ($(UV),)
 	$(BIN)/python -m pip install -r requirements.txt
 else
-	$(UV) pip install --python $(BIN)/python -r requirements.txt
+	$(UV) pip install --compile-bytecode --python $(BIN)/python -r requirements.txt
 endif
 	touch $(STAMP)
 

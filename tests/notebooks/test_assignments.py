@@ -6,8 +6,10 @@ part of the book), then grades with otter run (``otter.run.main``, what the
 ``otter run`` command calls: no Docker, no Gradescope, each notebook executed in
 a temporary folder outside the repository, in otter's debug mode so that an error
 in any cell fails it), for every assignment: its solutions notebook, its untouched
-student notebook, and notebooks that each carry one mistake a self-check names.
-All gradings of an assignment share one Python process, and two assignments are
+student notebook, and one notebook carrying every mistake of ``MISTAKES`` for
+that assignment (each in its own question, named by a self-check), so that each
+mistaken question must lose its points and every other question none. All
+gradings of an assignment share one Python process, and two assignments are
 graded at once. The job writes ``report.json``; the tests read it.
 """
 
@@ -149,14 +151,16 @@ print(json.dumps(out))
 """
 
 
-def with_mistake(solutions: Path, variable: str, wrong: str, target: Path) -> Path:
-    """The solutions notebook with ``variable`` rebound to ``wrong`` just before its cell's check call."""
+def with_mistakes(solutions: Path, mistakes: list[tuple[str, str]], target: Path) -> Path:
+    """The solutions notebook with each ``variable`` of ``mistakes`` rebound to its ``wrong``
+    answer just before its cell's check call (one cell per variable)."""
     nb = nbformat.read(solutions, as_version=4)
-    cells = [c for c in nb.cells if c.cell_type == "code" and f"{variable} = " in c.source]
-    assert len(cells) == 1, f"{variable}: {len(cells)} cells bind it"
-    lines = cells[0].source.splitlines()
-    at = max(i for i, line in enumerate(lines) if line.startswith("exercises.check_"))
-    cells[0].source = "\n".join([*lines[:at], f"{variable} = {wrong}  # a student's mistake", *lines[at:]])
+    for variable, wrong in mistakes:
+        cells = [c for c in nb.cells if c.cell_type == "code" and f"{variable} = " in c.source]
+        assert len(cells) == 1, f"{variable}: {len(cells)} cells bind it"
+        lines = cells[0].source.splitlines()
+        at = max(i for i, line in enumerate(lines) if line.startswith("exercises.check_"))
+        cells[0].source = "\n".join([*lines[:at], f"{variable} = {wrong}  # a student's mistake", *lines[at:]])
     nbformat.write(nb, target)
     return target
 
@@ -228,11 +232,11 @@ def job(folder: Path) -> int:
         for name in classroom.assignment_notebooks(ROOT):
             solutions = out / name / "autograder" / f"{name}.ipynb"
             jobs[name] = {"solutions": solutions, "student": out / name / "student" / f"{name}.ipynb"}
-            for part, question, variable, wrong, _ in MISTAKES:
-                if part == name:
-                    target = out / name / "mistakes" / question / f"{name}.ipynb"  # the name the export cell reads
-                    target.parent.mkdir(parents=True)
-                    jobs[name][question] = with_mistake(solutions, variable, wrong, target)
+            mistakes = [(variable, wrong) for part, _, variable, wrong, _ in MISTAKES if part == name]
+            if mistakes:  # every mistake of the assignment in one notebook, each in its own question
+                target = out / name / "mistakes" / f"{name}.ipynb"  # the name the export cell reads
+                target.parent.mkdir(parents=True)
+                jobs[name]["mistakes"] = with_mistakes(solutions, mistakes, target)
         report["student_problems"] = {name: _student_problems(kinds["student"]) for name, kinds in jobs.items()}
         report["wheels"] = {
             name: _shipped_wheel(out / name, folder / "wheels" / name, sabotage=i == 0) for i, name in enumerate(jobs)
@@ -333,14 +337,22 @@ def test_the_untouched_student_notebook_gets_zero(report):
         assert {q: r["score"] for q, r in questions.items()} == dict.fromkeys(questions, 0), name
 
 
+def test_the_mistakes_lose_exactly_their_questions_points(report):
+    """Each assignment's notebook of mistakes loses the points of the mistaken questions
+    and of no other question (MISTAKES holds one mistake per question)."""
+    mistaken_in = {part: {question for p, question, *_ in MISTAKES if p == part} for part, *_ in MISTAKES}
+    assert sum(map(len, mistaken_in.values())) == len(MISTAKES)  # one mistake per question
+    for part, questions in mistaken_in.items():
+        solutions, mistaken = report["graded"][part]["solutions"], report["graded"][part]["mistakes"]
+        lost = {q: solutions[q]["score"] - mistaken[q]["score"] for q in autograded(solutions)}
+        assert lost == {q: (2 if q in questions else 0) for q in lost}, part
+
+
 @pytest.mark.parametrize(("part", "question", "variable", "wrong", "hint"), MISTAKES, ids=[m[1] for m in MISTAKES])
-def test_a_named_mistake_loses_exactly_its_question_s_points_and_shows_the_hint(
-    report, part, question, variable, wrong, hint
-):
-    solutions, mistaken = report["graded"][part]["solutions"], report["graded"][part][question]
-    lost = {q: solutions[q]["score"] - mistaken[q]["score"] for q in autograded(solutions)}
-    assert lost == {q: (2 if q == question else 0) for q in lost}
-    assert hint in mistaken[question]["output"], mistaken[question]["output"]
+def test_a_named_mistake_loses_its_question_s_points_and_shows_the_hint(report, part, question, variable, wrong, hint):
+    mistaken = report["graded"][part]["mistakes"][question]
+    assert mistaken["score"] == 0 < mistaken["possible"], mistaken["output"]
+    assert hint in mistaken["output"], mistaken["output"]
 
 
 if __name__ == "__main__":

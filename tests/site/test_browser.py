@@ -85,8 +85,13 @@ class PageVisit:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("requestfailed", self._failed)
         self.url = urljoin(base, f"{page_name}.html")
-        self.page.goto(self.url, wait_until="load")
+        self.page.goto(self.url, wait_until="commit")  # loads while other pages load too
+
+    def wait_loaded(self) -> PageVisit:
+        """Wait until the page has loaded, and 300 ms more for its scripts."""
+        self.page.wait_for_load_state("load")
         self.page.wait_for_timeout(300)
+        return self
 
     def _route(self, route):
         host = urlparse(route.request.url).hostname
@@ -107,7 +112,9 @@ class PageVisit:
 @pytest.fixture(scope="module")
 def visits(server, browser):
     base, _ = server
-    visited = {name: PageVisit(browser, base, name) for name in PAGES}
+    visited = {name: PageVisit(browser, base, name) for name in PAGES}  # all start loading
+    for visit in visited.values():
+        visit.wait_loaded()
     yield visited
     for visit in visited.values():
         visit.close()
@@ -330,7 +337,7 @@ def test_link_to_a_function_leads_to_its_entry(server, browser, page):
     """A role like {py:obj}`book.encodings.apply_rope` in prose (the landing page's, and a
     chapter's) links to the entry, which the browser shows."""
     base, _ = server
-    visit = PageVisit(browser, base, page)
+    visit = PageVisit(browser, base, page).wait_loaded()
     try:
         link = visit.page.locator("article a[href$='reference/encodings.html#book.encodings.apply_rope']").first
         assert link.count() == 1, f"{page} has no link to book.encodings.apply_rope"
