@@ -74,22 +74,25 @@ def _record(results: Mapping[str, Any], scheme: str, lr: float) -> Mapping[str, 
 
 
 def converged_rates(results: Mapping[str, Any]) -> dict[str, list[float]]:
-    """Each scheme's converged learning rates (``CONVERGED_RULE``).
+    """Each scheme's admitted learning rates (``CONVERGED_RULE``).
+
+    "Converged" in the name means only that every seed met the stopping
+    rule, which stops a model when it meets it, not when it has settled.
 
     A rate counts when every seed trained at it met the benchmark's stopping
     rule (its ``met_stop_rule``, ``book.benchmark``). The chosen rate
     (``results["chosen_lr"]``, picked by ``book.benchmark.choose_lr`` on the
     validation loss) always counts. No rate is left out for its validation
-    loss: the rerun of the suite under other CPU kernels showed that a
-    rate's mean validation loss can move by more than 10% (chapter 8), so
-    no threshold on it would pick the same rates on another CPU.
+    loss: the rerun of the suite under other CPU kernels moved a
+    rate's mean validation loss by more than 10% (chapter 8), so a 10%
+    threshold on it would not pick the same rates on another CPU.
 
     Args:
         results: an every-rate results file, as ``book.results.load`` returns it
             (``benchmark_<task>_every_rate``).
 
     Returns:
-        For each scheme of the sweep, its converged rates, smallest first.
+        For each scheme of the sweep, its admitted rates, smallest first.
 
     Raises:
         TypeError: if ``results`` is not a benchmark results dict, or a

@@ -11,15 +11,20 @@ from book import benchmark, experiments, rate_sweep, results
 
 
 def fake(losses, met=None, chosen=0.006):
-    """An every-rate file of one scheme: rate -> the seeds' validation losses."""
+    """An every-rate file of one scheme: rate -> the seeds' validation losses.
+
+    Each rate's curves are its own: the smallest rate's past scores are 0.5 + 0.1 * seed, and each larger rate
+    adds 0.01 per step up the grid, so reading another rate's curves shows.
+    """
     met = met or {}
+    bump = {lr: 0.01 * i for i, lr in enumerate(sorted(losses))}
     sweep = {
         str(lr): {
             "validation_loss": {str(k): v for k, v in enumerate(vs)},
             "met_stop_rule": {str(k): met.get(lr, [True] * len(vs))[k] for k in range(len(vs))},
             "excluded": {str(k): None for k in range(len(vs))},
-            "curve": {str(k): [1.0, 0.8, 0.5 + 0.1 * k, None] for k in range(len(vs))},
-            "whole_curve": {str(k): [1.0, 1.0, 0.25 * k, 0.5] for k in range(len(vs))},
+            "curve": {str(k): [1.0, 0.8, 0.5 + 0.1 * k + bump[lr], None] for k in range(len(vs))},
+            "whole_curve": {str(k): [1.0, 1.0, 0.25 * k + bump[lr], 0.5] for k in range(len(vs))},
         }
         for lr, vs in losses.items()
     }
@@ -50,6 +55,10 @@ def test_scores_at_a_rate_are_means_within_and_past_with_nones_and_excluded_seed
     assert rate_sweep.past_at_rate(res, "rope", 0.003) == pytest.approx([0.5, 0.6, 0.7])
     assert rate_sweep.within_at_rate(res, "rope", 0.003) == pytest.approx([0.9, 0.9, 0.9])
     assert rate_sweep.whole_past_at_rate(res, "rope", 0.003) == pytest.approx([0.25, 0.375, 0.5])
+    # each rate reads its own curves, not the chosen rate's (0.006 here)
+    assert rate_sweep.past_at_rate(res, "rope", 0.003) != rate_sweep.past_at_rate(res, "rope", 0.006)
+    assert rate_sweep.past_at_rate(res, "rope", 0.006) == pytest.approx([0.51, 0.61, 0.71])
+    assert rate_sweep.whole_past_at_rate(res, "rope", 0.006) == pytest.approx([0.255, 0.38, 0.505])
     res["sweep"]["rope"]["0.003"]["excluded"]["1"] = "did not meet the stopping rule"
     assert rate_sweep.past_at_rate(res, "rope", 0.003) == pytest.approx([0.5, 0.7])
     assert rate_sweep.whole_past_at_rate(res, "rope", 0.003) == pytest.approx([0.25, 0.5])
@@ -87,6 +96,19 @@ def test_the_comparison_with_within_and_past_notices_a_sabotaged_curve():
     assert rate_sweep.within_at_rate(broken, "t5", 0.012) != within["t5"]
     assert rate_sweep.whole_past_at_rate(broken, "t5", 0.012) != whole
     assert rate_sweep.whole_past_at_rate(every, "t5", 0.012) == whole
+
+
+def test_scores_at_a_rate_that_was_not_chosen_are_that_rates_curves():
+    every = results.load("benchmark_local_sum_every_rate")
+    assert every["chosen_lr"]["t5"] != 0.003
+    cut = every["config"]["train_len"]
+    curves = every["sweep"]["t5"]["0.003"]["curve"]
+    by_hand = [mean(x for x in c[cut:] if x is not None) for c in curves.values()]
+    got = rate_sweep.past_at_rate(every, "t5", 0.003)
+    assert got == pytest.approx(by_hand)
+    assert mean(got) == pytest.approx(0.652, abs=0.0005)
+    chosen = rate_sweep.past_at_rate(every, "t5", every["chosen_lr"]["t5"])
+    assert mean(chosen) - mean(got) > 0.1  # a different rate, a different score
 
 
 def test_committed_converged_rates():
