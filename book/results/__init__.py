@@ -3,7 +3,9 @@
 Chapter 8 reads the experiments that ``python -m book.experiments`` wrote
 (``benchmark_<task>``: the three-task benchmark of ``--suite``; and
 ``benchmark_<task>_rerun``, the whole benchmark again under other CPU kernels,
-which set the chapter's margins), chapter 9
+which set the chapter's margins; and ``benchmark_<task>_every_rate``, the same
+sweep with every learning rate's models tested, which gives the rates the
+chapter checks its statements at), chapter 9
 the weights of the benchmark's RoPE models trained to the cap
 (``annealed_local_sum_rope``, written by :func:`state_to_json`, and
 ``annealed_local_sum_rope_rerun``, the same training under other CPU
@@ -51,6 +53,10 @@ COMMANDS: dict[str, str] = {
     "benchmark_local_sum_rerun": f"{_EXPERIMENT} --suite --task local_sum --rerun",
     "benchmark_recall_rerun": f"{_EXPERIMENT} --suite --task recall --rerun",
     "benchmark_copy_rerun": f"{_EXPERIMENT} --suite --task copy --rerun",
+    # the same sweep with every rate's models tested, not only the chosen rate's: chapter 8's converged rates
+    "benchmark_local_sum_every_rate": f"{_EXPERIMENT} --suite --task local_sum --every-rate",
+    "benchmark_recall_every_rate": f"{_EXPERIMENT} --suite --task recall --every-rate",
+    "benchmark_copy_every_rate": f"{_EXPERIMENT} --suite --task copy --every-rate",
     # chapter 9's RoPE models: the benchmark's local_sum RoPE, trained to the cap (book.annealed.run_annealed)
     "annealed_local_sum_rope": f"{_EXPERIMENT} --suite --task local_sum --anneal rope",
     # the same again under the kernels without AVX (ATEN_CPU_CAPABILITY=default ...): chapter 9's margins

@@ -451,3 +451,26 @@ def test_the_fine_tune_functions_refuse_bad_input_clearly():
             experiments_cli.run_suite_from_args(experiments_cli.parser().parse_args(argv))
     with pytest.raises(SystemExit):
         experiments.main(["--fine-tune", "rope"])
+
+
+@pytest.mark.parametrize("task", ["local_sum", "recall", "copy"])
+def test_each_every_rate_file_comes_from_its_suite_command_and_matches_the_committed_sweep(task):
+    """benchmark_<task>_every_rate.json: --suite --every-rate, the committed config, chosen rates
+    and validation of every rate, and every rate's test curves for every seed."""
+    from book import benchmark
+
+    words = shlex.split(results.COMMANDS[f"benchmark_{task}_every_rate"])
+    args = experiments_cli.parser().parse_args(words[3:])
+    assert args.suite and args.every_rate and args.task == task and args.output is None
+    assert benchmark.results_path(task, every_rate=True).name == f"benchmark_{task}_every_rate.json"
+    every, committed = results.load(f"benchmark_{task}_every_rate"), results.load(f"benchmark_{task}")
+    assert every["every_rate"] is True and every["chosen_lr"] == committed["chosen_lr"]
+    assert experiments.Config.from_results(every) == experiments.Config.from_results(committed)
+    for scheme, per_rate in every["sweep"].items():
+        assert set(per_rate) == set(committed["sweep"][scheme])
+        for lr, record in per_rate.items():
+            for key in ("validation_loss", "met_stop_rule", "steps"):
+                assert record[key] == committed["sweep"][scheme][lr][key]
+            assert sorted(record["curve"]) == sorted(committed["runs"][scheme])
+        chosen = per_rate[str(committed["chosen_lr"][scheme])]
+        assert all(chosen["curve"][k] == r["curve"] for k, r in committed["runs"][scheme].items())
