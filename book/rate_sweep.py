@@ -147,6 +147,8 @@ def _per_seed(results: Mapping[str, Any], scheme: str, lr: float, key: str, part
     for seed, curve in record[key].items():
         if record["excluded"].get(seed):
             continue
+        if not isinstance(curve, list):  # recall and local_sum store no whole copies: None
+            raise ValueError(f"results must hold each seed's {key} at every rate (a copy task's every-rate file)")
         part_ = [x for x in (curve[:cut] if part == "within" else curve[cut:]) if x is not None]
         if not part_:
             where = "within" if part == "within" else "past"

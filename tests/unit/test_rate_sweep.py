@@ -141,6 +141,8 @@ def test_bad_input_is_refused_clearly():
     del bare["sweep"]["rope"]["0.003"]["whole_curve"]
     with pytest.raises(ValueError, match="must hold each seed's whole_curve"):
         rate_sweep.whole_past_at_rate(bare, "rope", 0.003)
+    with pytest.raises(ValueError, match="must hold each seed's whole_curve"):  # recall stores None
+        rate_sweep.whole_past_at_rate(results.load("benchmark_recall_every_rate"), "t5", 0.003)
     res = fake({0.003: [0.1]})
     res["sweep"]["rope"]["0.003"]["curve"]["0"] = [1.0, 1.0, None]
     with pytest.raises(ValueError, match="has no score past train_len 2"):
