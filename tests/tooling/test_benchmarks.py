@@ -167,6 +167,11 @@ def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
         "--",
         "--nbval",
         "--nbval-current-env",
+        # the installed plugins these two tests never use (hypothesis: a second of import each run)
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
         "tests",
         "notebooks",
         cwd=repo,
