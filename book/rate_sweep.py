@@ -8,9 +8,9 @@ whose ``sweep[scheme][str(lr)]`` holds each seed's test ``curve`` (and, on
 ``copy``, ``whole_curve``) beside its validation loss and stopping-rule
 verdict. This module reads that file:
 
-* ``converged_rates``: each scheme's rates whose seeds all met the stopping
-  rule (``CONVERGED_RULE``), at which chapter 8 checks every accuracy
-  statement again;
+* ``admitted_rates``: each scheme's admitted rates, those at which every
+  seed met the stopping rule (``ADMISSION_RULE``), at which chapter 8
+  checks every accuracy statement again;
 * ``validation_losses``: each seed's validation loss at one rate, which
   ``book.benchmark.choose_lr`` compares;
 * ``past_at_rate``, ``within_at_rate`` and ``whole_past_at_rate``: each
@@ -27,16 +27,16 @@ from typing import Any, Mapping
 from ._validate import check_choice
 
 __all__ = [
-    "CONVERGED_RULE",
-    "converged_rates",
+    "ADMISSION_RULE",
+    "admitted_rates",
     "past_at_rate",
     "validation_losses",
     "whole_past_at_rate",
     "within_at_rate",
 ]
 
-#: Which rates ``converged_rates`` keeps, in words.
-CONVERGED_RULE = "the learning rates at which every seed met the stopping rule (the chosen rate always counts)"
+#: Which rates ``admitted_rates`` keeps, in words.
+ADMISSION_RULE = "the learning rates at which every seed met the stopping rule (the chosen rate always counts)"
 
 
 def _sweep(results: Any) -> Mapping[str, Any]:
@@ -73,14 +73,14 @@ def _record(results: Mapping[str, Any], scheme: str, lr: float) -> Mapping[str, 
     return sweep[scheme][_rate_key(sweep[scheme], lr, scheme)]
 
 
-def converged_rates(results: Mapping[str, Any]) -> dict[str, list[float]]:
-    """Each scheme's admitted learning rates (``CONVERGED_RULE``).
+def admitted_rates(results: Mapping[str, Any]) -> dict[str, list[float]]:
+    """Each scheme's admitted learning rates: those at which every seed met the stopping rule.
 
-    "Converged" in the name means only that every seed met the stopping
-    rule, which stops a model when it meets it, not when it has settled.
-
-    A rate counts when every seed trained at it met the benchmark's stopping
-    rule (its ``met_stop_rule``, ``book.benchmark``). The chosen rate
+    ``ADMISSION_RULE`` says it in words. A rate is admitted when every seed
+    trained at it met the benchmark's stopping rule (its ``met_stop_rule``,
+    ``book.benchmark``). The rule stops a model when it meets it, so an
+    admitted rate's models met the rule; they need not have settled. The
+    chosen rate
     (``results["chosen_lr"]``, picked by ``book.benchmark.choose_lr`` on the
     validation loss) always counts. No rate is left out for its validation
     loss: the rerun of the suite under other CPU kernels moved a

@@ -53,7 +53,7 @@ COMMANDS: dict[str, str] = {
     "benchmark_local_sum_rerun": f"{_EXPERIMENT} --suite --task local_sum --rerun",
     "benchmark_recall_rerun": f"{_EXPERIMENT} --suite --task recall --rerun",
     "benchmark_copy_rerun": f"{_EXPERIMENT} --suite --task copy --rerun",
-    # the same sweep with every rate's models tested, not only the chosen rate's: chapter 8's converged rates
+    # the same sweep with every rate's models tested, not only the chosen rate's: chapter 8's admitted rates
     "benchmark_local_sum_every_rate": f"{_EXPERIMENT} --suite --task local_sum --every-rate",
     "benchmark_recall_every_rate": f"{_EXPERIMENT} --suite --task recall --every-rate",
     "benchmark_copy_every_rate": f"{_EXPERIMENT} --suite --task copy --every-rate",

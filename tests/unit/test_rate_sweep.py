@@ -1,4 +1,4 @@
-"""Chapter 8's benchmark at every rate: the converged rates and each seed's scores at one rate."""
+"""Chapter 8's benchmark at every rate: the admitted rates and each seed's scores at one rate."""
 
 from __future__ import annotations
 
@@ -31,18 +31,18 @@ def fake(losses, met=None, chosen=0.006):
     return {"config": {"train_len": 2}, "every_rate": True, "chosen_lr": {"rope": chosen}, "sweep": {"rope": sweep}}
 
 
-def test_converged_rates_keep_every_rate_whose_seeds_all_met_the_stopping_rule_whatever_its_loss():
+def test_admitted_rates_keep_every_rate_whose_seeds_all_met_the_stopping_rule_whatever_its_loss():
     res = fake({0.003: [1.0, 1.0], 0.006: [0.1, 0.1], 0.012: [5.0, 7.0]})
-    assert rate_sweep.converged_rates(res) == {"rope": [0.003, 0.006, 0.012]}
-    assert "every seed met the stopping rule" in rate_sweep.CONVERGED_RULE
+    assert rate_sweep.admitted_rates(res) == {"rope": [0.003, 0.006, 0.012]}
+    assert "every seed met the stopping rule" in rate_sweep.ADMISSION_RULE
 
 
-def test_a_rate_with_a_seed_that_missed_the_stopping_rule_is_not_converged_unless_chosen():
+def test_a_rate_with_a_seed_that_missed_the_stopping_rule_is_not_admitted_unless_chosen():
     res = fake({0.003: [0.1, 0.1], 0.006: [0.1, 0.1]}, met={0.003: [True, False]})
-    assert rate_sweep.converged_rates(res) == {"rope": [0.006]}
+    assert rate_sweep.admitted_rates(res) == {"rope": [0.006]}
     # the chosen rate counts even when a seed missed the rule there
     res = fake({0.003: [0.1, 0.1], 0.006: [0.1, 0.1]}, met={0.006: [True, False]})
-    assert rate_sweep.converged_rates(res) == {"rope": [0.003, 0.006]}
+    assert rate_sweep.admitted_rates(res) == {"rope": [0.003, 0.006]}
 
 
 def test_validation_losses_are_each_seeds_in_file_order():
@@ -77,7 +77,7 @@ def test_at_the_chosen_rate_the_scores_equal_within_and_past_of_the_committed_fi
         if task == "copy":
             cut = committed["config"]["train_len"]
             assert rate_sweep.whole_past_at_rate(every, scheme, lr) == [mean(r["whole_curve"][cut:]) for r in runs]
-        assert lr in rate_sweep.converged_rates(every)[scheme]
+        assert lr in rate_sweep.admitted_rates(every)[scheme]
 
 
 def test_the_comparison_with_within_and_past_notices_a_sabotaged_curve():
@@ -111,9 +111,9 @@ def test_scores_at_a_rate_that_was_not_chosen_are_that_rates_curves():
     assert mean(chosen) - mean(got) > 0.1  # a different rate, a different score
 
 
-def test_committed_converged_rates():
+def test_committed_admitted_rates():
     """The rates chapter 8 checks every statement at: 61 of the 63 (task, scheme, rate)."""
-    got = {t: rate_sweep.converged_rates(results.load(f"benchmark_{t}_every_rate")) for t in benchmark.TASKS}
+    got = {t: rate_sweep.admitted_rates(results.load(f"benchmark_{t}_every_rate")) for t in benchmark.TASKS}
     every = [0.003, 0.006, 0.012]
     assert got["local_sum"]["none"] == [0.006, 0.012]  # a seed missed the rule at 0.003
     assert got["recall"]["sinusoidal"] == [0.003, 0.006]  # and at 0.012
@@ -124,9 +124,9 @@ def test_committed_converged_rates():
 def test_bad_input_is_refused_clearly():
     res = fake({0.003: [0.1], 0.006: [0.1]})
     with pytest.raises(TypeError, match="results must be a benchmark results dict"):
-        rate_sweep.converged_rates([1, 2])
+        rate_sweep.admitted_rates([1, 2])
     with pytest.raises(ValueError, match="every_rate is true"):
-        rate_sweep.converged_rates(results.load("benchmark_copy"))
+        rate_sweep.admitted_rates(results.load("benchmark_copy"))
     with pytest.raises(ValueError, match="scheme must be one of 'rope'"):
         rate_sweep.past_at_rate(res, "alibi", 0.003)
     with pytest.raises(ValueError, match=r"lr must be one of the rates swept for rope, \[0.003, 0.006\]"):
@@ -134,9 +134,9 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(TypeError, match="lr must be a real number"):
         rate_sweep.validation_losses(res, "rope", "0.003")
     with pytest.raises(ValueError, match=r"results\['chosen_lr'\]\['rope'\] must be one of the rates swept"):
-        rate_sweep.converged_rates(res | {"chosen_lr": {"rope": 0.5}})
+        rate_sweep.admitted_rates(res | {"chosen_lr": {"rope": 0.5}})
     with pytest.raises(ValueError, match=r"results\['chosen_lr'\] must name a rate for every scheme; rope"):
-        rate_sweep.converged_rates(res | {"chosen_lr": {}})
+        rate_sweep.admitted_rates(res | {"chosen_lr": {}})
     bare = copy.deepcopy(res)
     del bare["sweep"]["rope"]["0.003"]["whole_curve"]
     with pytest.raises(ValueError, match="must hold each seed's whole_curve"):
