@@ -426,10 +426,12 @@ class TinyTransformer(nn.Module):
         elif self.position == "learned":
             assert self.pos is not None
             x = x + self.pos(torch.arange(n, device=device))
-        bias = mask = None
+        bias: torch.Tensor | None = None
+        mask: torch.Tensor | None = None
         if self.position == "alibi":
-            bias = self._constant(("alibi", n, device), lambda: self.position_bias(n))
-            mask = self._constant(("alibi_mask", n, device), lambda: self._with_causal(bias)) if self.causal else bias
+            alibi: torch.Tensor = self._constant(("alibi", n, device), lambda: self.position_bias(n))
+            bias = alibi
+            mask = self._constant(("alibi_mask", n, device), lambda: self._with_causal(alibi)) if self.causal else alibi
         elif self.position == "t5":
             assert self.rel_bias is not None
             bias = self.rel_bias[:, self._constant(("t5_buckets", n, device), lambda: self._buckets(n, device))]
