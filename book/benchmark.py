@@ -377,6 +377,7 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
     config = dataclasses.replace(config, lr=lr)
     model, losses, seconds = _train_in_worker(config, scheme, seed)
     trained = time.perf_counter()
+    val_score, val_loss = _validation(model, config, seed)  # validation_score, validation_loss
     record: dict[str, Any] = {
         "scheme": scheme,
         "seed": seed,
@@ -384,8 +385,8 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
         "steps": len(losses),
         "window_loss": window_mean(losses, config.stop_window),
         "met_stop_rule": stop_rule_met(losses, config.stop_loss, config.stop_window),
-        "validation": round(validation_score(model, config, seed), 4),
-        "validation_loss": round(validation_loss(model, config, seed), 5),
+        "validation": round(val_score, 4),
+        "validation_loss": round(val_loss, 5),
         "loss_curve": _loss_curve(losses),
         "train_seconds": round(seconds, 2),
     }
