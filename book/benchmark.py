@@ -52,14 +52,14 @@ from .encodings import t5_relative_bucket
 from .experiments import (
     Config,
     _batch,
+    _evaluate,
     _iterate,
     _loss_curve,
     _machine,
     _new_model,
+    _score_hits,
     _train_in_worker,
-    evaluate,
     held_out_batches,
-    score,
     training_batches,
 )
 from .mechanism import attention_on_needed, needed_keys
@@ -188,8 +188,7 @@ def validation_score(model: TinyTransformer, config: Config, seed: int) -> float
     """The validation score stored beside ``validation_loss``: the mean over ``validation_batches``
     of ``book.experiments.score`` (for ``copy`` as ``config.copy_score`` says:
     whole copies or copied symbols right; scored targets right otherwise)."""
-    batches = validation_batches(config, seed)
-    return sum(score(model, config, b) for _, b in batches) / len(batches)
+    return _validation(model, config, seed)[0]
 
 
 def validation_loss(model: TinyTransformer, config: Config, seed: int) -> float:
@@ -197,13 +196,20 @@ def validation_loss(model: TinyTransformer, config: Config, seed: int) -> float:
     cross-entropy of the scored targets (the training loss, on validation
     data). Unlike the scores, which saturate near 100% at the stopping rule,
     it keeps separating the learning rates."""
-    total = 0.0
+    return _validation(model, config, seed)[1]
+
+
+def _validation(model: TinyTransformer, config: Config, seed: int) -> tuple[float, float]:
+    """``(validation_score, validation_loss)`` from one draw of the validation
+    batches and one forward pass per batch."""
     batches = validation_batches(config, seed)
+    scores, losses = 0.0, 0.0
     with torch.no_grad():
         for _, b in batches:
             logits = model(b.inputs)
-            total += float(torch.nn.functional.cross_entropy(logits[b.loss_mask], b.targets[b.loss_mask]))
-    return total / len(batches)
+            scores += _score_hits(logits.argmax(-1) == b.targets, b, config.task, config.copy_score)
+            losses += float(torch.nn.functional.cross_entropy(logits[b.loss_mask], b.targets[b.loss_mask]))
+    return scores / len(batches), losses / len(batches)
 
 
 def shared_inputs(first: Iterable[Batch], second: Iterable[Batch]) -> set[tuple[int, ...]]:
@@ -371,6 +377,7 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
     config = dataclasses.replace(config, lr=lr)
     model, losses, seconds = _train_in_worker(config, scheme, seed)
     trained = time.perf_counter()
+    val_score, val_loss = _validation(model, config, seed)  # validation_score, validation_loss
     record: dict[str, Any] = {
         "scheme": scheme,
         "seed": seed,
@@ -378,8 +385,8 @@ def train_job(config: Config, scheme: str, seed: int, lr: float) -> tuple[dict[s
         "steps": len(losses),
         "window_loss": window_mean(losses, config.stop_window),
         "met_stop_rule": stop_rule_met(losses, config.stop_loss, config.stop_window),
-        "validation": round(validation_score(model, config, seed), 4),
-        "validation_loss": round(validation_loss(model, config, seed), 5),
+        "validation": round(val_score, 4),
+        "validation_loss": round(val_loss, 5),
         "loss_curve": _loss_curve(losses),
         "train_seconds": round(seconds, 2),
     }
@@ -403,9 +410,12 @@ def evaluate_job(config: Config, scheme: str, seed: int, state: dict[str, torch.
     model.load_state_dict(state)
     model.eval()
     whole = config.task == "copy" and config.copy_score != "whole"
+    # both curves from one pass over the test data: evaluate(model, config, seed) and, for copy scored
+    # by symbols, evaluate(model, dataclasses.replace(config, copy_score="whole"), seed)
+    curves = _evaluate(model, config, seed, (config.copy_score, "whole") if whole else (config.copy_score,))
     return {
-        "curve": evaluate(model, config, seed),
-        "whole_curve": evaluate(model, dataclasses.replace(config, copy_score="whole"), seed) if whole else None,
+        "curve": curves[0],
+        "whole_curve": curves[1] if whole else None,
         "mechanism": _mechanism(model, config, seed) if config.task in TASKS else None,
         "eval_seconds": round(time.perf_counter() - start, 2),
     }

@@ -362,20 +362,44 @@ def evaluate(model: TinyTransformer, config: Config, seed: int) -> list[float | 
     (``copy``), or the fraction of queries answered right for each number of
     pairs ``n = 1 .. test_len`` (``recall``); ``None`` for the ``n`` below
     ``config.min_train_len``, which are not scored."""
+    return _evaluate(model, config, seed, (config.copy_score,))[0]
+
+
+def _evaluate(
+    model: TinyTransformer, config: Config, seed: int, copy_scores: Sequence[str]
+) -> list[list[float | None]]:
+    """``evaluate``'s curve once for each of ``copy_scores`` (``Config.copy_score``
+    values, which only ``copy`` reads), from one draw of the test data and one
+    forward pass per test batch."""
     if config.task not in ("copy", "recall"):
         acc = accuracy_by_position(model, held_out_batch(config, seed))
-        return [None if math.isnan(a) else round(float(a), 4) for a in acc]
-    curve: list[float | None] = [None] * (config.min_train_len - 1)  # n = 1 .. min_train_len - 1
-    return curve + [round(score(model, config, b), 4) for _, b in held_out_batches(config, seed)]
+        curve = [None if math.isnan(a) else round(float(a), 4) for a in acc]
+        return [list(curve) for _ in copy_scores]
+    curves: list[list[float | None]] = [[None] * (config.min_train_len - 1) for _ in copy_scores]
+    for _, batch in held_out_batches(config, seed):  # n = min_train_len .. test_len
+        hit = _hits(model, batch)
+        for curve, how in zip(curves, copy_scores):
+            curve.append(round(_score_hits(hit, batch, config.task, how), 4))
+    return curves
 
 
 def score(model: TinyTransformer, config: Config, batch: Batch) -> float:
     """One batch's score: the fraction of whole copies right (``copy`` with
     ``copy_score="whole"``: every scored target of a row), else the fraction
     of scored targets right."""
+    return _score_hits(_hits(model, batch), batch, config.task, config.copy_score)
+
+
+def _hits(model: TinyTransformer, batch: Batch) -> torch.Tensor:
+    """Where the model's greedy next token is the target, ``(n_seqs, length)``."""
     with torch.no_grad():
-        hit = model(batch.inputs).argmax(-1) == batch.targets
-    if config.task == "copy" and config.copy_score == "whole":
+        return model(batch.inputs).argmax(-1) == batch.targets
+
+
+def _score_hits(hit: torch.Tensor, batch: Batch, task: str, copy_score: str) -> float:
+    """``score`` from the hits: whole copies right for ``copy`` scored ``"whole"``,
+    else scored targets right."""
+    if task == "copy" and copy_score == "whole":
         return float((hit | ~batch.loss_mask).all(1).double().mean())
     return float(hit[batch.loss_mask].double().mean())
 

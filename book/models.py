@@ -35,7 +35,8 @@ from torch.nn import functional as F
 
 from ._validate import check_choice, check_positive_int, check_positive_real
 from .attention import attention, causal_mask
-from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope, sinusoidal_at, t5_relative_bucket
+from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope_cached, sinusoidal_at, t5_relative_bucket
+from .encodings.rope import _rope_angles
 from .tasks import Batch
 
 __all__ = [
@@ -62,6 +63,8 @@ STOP_WINDOW = 30
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 #: ``"rope_nope"``: every ``NOPE_INTERVAL``-th layer has no position encoding.
 NOPE_INTERVAL = 2
+#: How many input-length constants (RoPE's cos/sin, ALiBi's bias, ...) a model keeps at most.
+_MAX_CONSTANTS = 256
 
 
 def rope_layers(n_layers: int, interval: int = NOPE_INTERVAL) -> list[int]:
@@ -196,18 +199,24 @@ class _Block(nn.Module):
         self.proj = nn.Linear(d_model, d_model)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
 
-    def forward(self, x, positions, scheme, bias, causal, keep, rope_freqs=None, rope_factor=1.0, head_mask=None):
+    def forward(self, x, rope, bias, mask, causal, keep, rope_factor=1.0, head_mask=None):
+        """One block. ``rope``: RoPE's ``(cos, sin)`` for this layer, or None (no
+        rotation); ``bias``: the position bias added to the scores, or None;
+        ``mask``: what ``scaled_dot_product_attention`` adds to them (``bias``
+        plus the causal mask), or None to let it mask causally by itself."""
         b, n, d = x.shape
         q, k, v = self.qkv(self.ln1(x)).view(b, n, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
-        if scheme == "rope":  # one call rotates both (half the overhead of two)
-            q, k = apply_rope(torch.stack((q, k)), positions, freqs=rope_freqs) * rope_factor
+        if rope is not None:  # one call rotates both (half the overhead of two)
+            qk = apply_rope_cached(torch.stack((q, k)), *rope)
+            if rope_factor != 1.0:  # x * 1.0 == x exactly: skipping it changes no bit, forward or backward
+                qk = qk * rope_factor
+            q, k = qk
         if keep is not None:
             out, weights = attention(q, k, v, bias=bias, causal=causal)
             keep.append(weights.detach())
-        elif bias is None:
+        elif mask is None:
             out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         else:
-            mask = bias + causal_mask(n).to(bias.dtype) if causal else bias
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         if head_mask is not None:  # (n_heads,): 0 silences a head's output
             out = out * head_mask.to(out.dtype)[:, None, None]
@@ -308,6 +317,7 @@ class TinyTransformer(nn.Module):
         )
         self.rope_freqs: torch.Tensor | None = None
         self.rope_factor = 1.0
+        self._constants: dict[tuple, Any] = {}  # TinyTransformer._constant
         #: ``(n_layers, n_heads)`` factors on each head's output, or None (all 1).
         #: A 0 silences a head (the ``head_mask`` argument of transformers 4's
         #: models did the same); see ``book.mechanism``.
@@ -365,6 +375,7 @@ class TinyTransformer(nn.Module):
             )
         attention_factor = check_positive_real("attention_factor", attention_factor)
         self.rope_freqs = None if freqs is None else freqs.detach().to(torch.float64)
+        self._constants.clear()  # RoPE's cos/sin change with the frequencies
         self.rope_factor = attention_factor
 
     def position_bias(self, seq_len: int) -> torch.Tensor | None:
@@ -408,24 +419,71 @@ class TinyTransformer(nn.Module):
                 (learned positions) a length over ``max_len``.
         """
         tokens = self._check_tokens(tokens)
-        n = tokens.shape[1]
-        positions = torch.arange(n, device=tokens.device)
+        n, device = tokens.shape[1], tokens.device
         x = self.embed(tokens)
         if self.position == "sinusoidal":
-            x = x + sinusoidal_at(positions, self.d_model, dtype=x.dtype)
+            x = x + self._constant(("sinusoidal", n, x.dtype, device), lambda: self._sinusoidal(n, x.dtype, device))
         elif self.position == "learned":
             assert self.pos is not None
-            x = x + self.pos(positions)
-        bias = self.position_bias(n)
+            x = x + self.pos(torch.arange(n, device=device))
+        bias: torch.Tensor | None = None
+        mask: torch.Tensor | None = None
+        if self.position == "alibi":
+            alibi: torch.Tensor = self._constant(("alibi", n, device), lambda: self.position_bias(n))
+            bias = alibi
+            mask = self._constant(("alibi_mask", n, device), lambda: self._with_causal(alibi)) if self.causal else alibi
+        elif self.position == "t5":
+            assert self.rel_bias is not None
+            bias = self.rel_bias[:, self._constant(("t5_buckets", n, device), lambda: self._buckets(n, device))]
+            # once for every layer (it was once per layer): the same sum, and the layers' gradients
+            # still meet in one sum, in the same order
+            mask = self._with_causal(bias) if self.causal else bias
+        rope = None
+        if any(self.rope_layers):
+            rope = self._constant(("rope", n, x.dtype, device), lambda: self._rope(n, x.dtype, device))
         keep: list[torch.Tensor] | None = [] if return_attention else None
         for i, block in enumerate(self.blocks):
-            mask = None if self.head_mask is None else self.head_mask[i]
-            rotate = "rope" if self.rope_layers[i] else "none"
-            x = block(x, positions, rotate, bias, self.causal, keep, self.rope_freqs, self.rope_factor, mask)
+            heads = None if self.head_mask is None else self.head_mask[i]
+            turn = rope if self.rope_layers[i] else None
+            x = block(x, turn, bias, mask, self.causal, keep, self.rope_factor, heads)
         logits = self.head(self.ln_f(x))
         if keep is not None:
             return logits, keep
         return logits
+
+    def _constant(self, key: tuple, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per ``key`` and kept: the tensors of a forward
+        pass that depend on the input length alone (and on the model's fixed
+        settings, never on its weights), which every step recomputed
+        identically. Kept in a plain dict (not the ``state_dict``), emptied
+        when it holds ``_MAX_CONSTANTS`` entries and by ``set_rope_scaling``."""
+        value = self._constants.get(key)
+        if value is None:
+            if len(self._constants) >= _MAX_CONSTANTS:
+                self._constants.clear()
+            value = self._constants[key] = make()
+        return value
+
+    def _sinusoidal(self, n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+        return sinusoidal_at(torch.arange(n, device=device), self.d_model, dtype=dtype)
+
+    def _causal(self, n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+        return self._constant(("causal", n, dtype, device), lambda: causal_mask(n).to(device=device, dtype=dtype))
+
+    def _with_causal(self, bias: torch.Tensor) -> torch.Tensor:
+        """``bias`` plus the causal mask: what ``scaled_dot_product_attention`` adds to the scores."""
+        return bias + self._causal(bias.shape[-1], bias.dtype, bias.device)
+
+    def _buckets(self, n: int, device: torch.device) -> torch.Tensor:
+        return self.position_bias_buckets(n).to(device)
+
+    def _rope(self, n: int, dtype: torch.dtype, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        """RoPE's ``(cos, sin)`` at positions ``0 .. n-1`` for the head width, with the
+        model's frequencies: what ``apply_rope`` computes on every call."""
+        angles = _rope_angles(
+            torch.arange(n, device=device), self.d_model // self.n_heads, base=10000.0, freqs=self.rope_freqs
+        )
+        return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
 
     def _check_tokens(self, tokens: torch.Tensor) -> torch.Tensor:
         if not isinstance(tokens, torch.Tensor) or tokens.is_floating_point() or tokens.dtype == torch.bool:

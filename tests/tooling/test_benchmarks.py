@@ -267,8 +267,9 @@ def test_suite_time_script_refuses_what_it_cannot_time(tmp_path, monkeypatch):
 
 
 def test_experiment_speed_budgets_print_each_time_beside_its_budget(monkeypatch, capsys):
-    """--budgets runs the default experiment and --suite (here: their printed
-    output, without training) and prints each wall time beside 35 s and 600 s."""
+    """--budgets runs the baseline, the default experiment, chapter 8's live rerun
+    and --suite (here: their printed output, without training) and prints each
+    time beside 35 s, 30 s and 600 s."""
     import importlib.util
     import subprocess
     from types import SimpleNamespace
@@ -282,13 +283,37 @@ def test_experiment_speed_budgets_print_each_time_beside_its_budget(monkeypatch,
         calls.append(cmd)
         if "--suite" in cmd:
             return SimpleNamespace(stdout="...\nsuite wall time 450.0 s (2 worker processes)\n")
+        if cmd[1] == "-c":
+            return SimpleNamespace(stdout="live rerun 21.00 s for 6 models (1,780 training steps)\n")
+        if "fibonacci" in cmd:
+            return SimpleNamespace(stdout="wall time 17.5 s for 15 models (4,500 training steps, 257 steps/s)\n")
         return SimpleNamespace(stdout="wall time 28.0 s for 30 models (9,000 training steps, 321 steps/s)\n")
 
     monkeypatch.setattr(subprocess, "run", fake_run)
     assert speed.main(["--budgets", "--", "--task", "recall"]) == 0
     out = capsys.readouterr().out
+    assert "| baseline, the machine's load this round (15 models, 4,500 steps) | 17.5 s | - | - |" in out
     assert "| 28.0 s | 35 s | 0.80x |" in out and "| --suite --task recall | 450.0 s | 600 s | 0.75x |" in out
-    assert calls[1][2:5] == ["book.experiments", "--suite", "--task"] and "--output" in calls[1]
+    assert "| chapter 8's live rerun (6 models, 1,780 steps, one thread) | 21.0 s | 30 s | 0.70x |" in out
+    assert calls[0][3:] == [*speed.BASELINE, "--benchmark", "--quiet"] and calls[1][3:] == ["--benchmark", "--quiet"]
+    assert calls[2][2] == speed.LIVE_RERUN and "experiments.train_model(config, s, 0)" in speed.LIVE_RERUN
+    assert calls[3][2:5] == ["book.experiments", "--suite", "--task"] and "--output" in calls[3]
+
+
+def test_experiment_speed_live_rerun_runs_the_chapter_s_calls_at_a_tiny_size(monkeypatch):
+    """LIVE_RERUN, its config cut to two schemes, one seed and 3 steps, runs and prints what
+    live_rerun_time reads; the full one trains the default Config, as chapter 8's cell does."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("experiment_speed", ROOT / "benchmarks" / "experiment_speed.py")
+    speed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(speed)
+    tiny = 'experiments.Config(schemes=("none", "t5"), steps=3, test_len=40)'
+    assert speed.LIVE_RERUN.count("experiments.Config()") == 1
+    monkeypatch.setattr(speed, "LIVE_RERUN", speed.LIVE_RERUN.replace("experiments.Config()", tiny))
+    monkeypatch.chdir(ROOT)
+    seconds, what = speed.live_rerun_time()
+    assert seconds > 0 and what == "2 models, 6 steps"
 
 
 def test_explorer_frame_script_times_a_computed_explorer_beside_its_twin():

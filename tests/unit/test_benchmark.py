@@ -455,3 +455,37 @@ def test_every_rate_needs_the_suite_on_the_command_line(capsys):
     with pytest.raises(SystemExit) as err:
         ex.main(["--suite", "--task", "recall", "--every-rate", "--rerun"])
     assert err.value.code == 2 and "--every-rate runs the sweep alone" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("task", ["copy", "recall"])
+def test_one_pass_validation_equals_a_pass_for_the_score_and_one_for_the_loss(task):
+    """train_job's score and loss come from one forward pass per validation
+    batch; they equal, to the bit, the mean of ``score`` over freshly drawn
+    batches and the mean cross-entropy of a second forward pass."""
+    config = bm.benchmark_config(task, schemes=("t5",), eval_seqs=16)
+    model = ex._new_model(config, "t5", 0)
+    scores, losses = 0.0, 0.0
+    for _, b in bm.validation_batches(config, 3):
+        scores += ex.score(model, config, b)
+        with torch.no_grad():
+            logits = model(b.inputs)
+        losses += float(torch.nn.functional.cross_entropy(logits[b.loss_mask], b.targets[b.loss_mask]))
+    n = len(bm.validation_batches(config, 3))
+    assert bm.validation_score(model, config, 3) == scores / n
+    assert bm.validation_loss(model, config, 3) == losses / n
+
+
+def test_evaluate_job_scores_both_copy_curves_as_separate_passes_would():
+    """Both copy curves of ``evaluate_job`` (symbols and whole copies) come from one pass over the
+    test data; each equals, to the bit, ``score`` on every freshly drawn test batch."""
+    import dataclasses
+
+    config = bm.benchmark_config("copy", schemes=("rope",), eval_seqs=16, test_len=12)
+    model = ex._new_model(config, "rope", 2)
+    tested = bm.evaluate_job(config, "rope", 2, model.state_dict())
+    whole = dataclasses.replace(config, copy_score="whole")
+    batches = ex.held_out_batches(config, 2)
+    head = [None] * (config.min_train_len - 1)
+    assert tested["curve"] == head + [round(ex.score(model, config, b), 4) for _, b in batches]
+    assert tested["whole_curve"] == head + [round(ex.score(model, whole, b), 4) for _, b in batches]
+    assert tested["curve"] != tested["whole_curve"]

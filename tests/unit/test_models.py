@@ -283,3 +283,75 @@ def test_layer_positions_rejects_what_is_not_a_config():
 
     with pytest.raises(ValueError, match="layer_types must have one entry per layer"):
         models.layer_positions(Bad())
+
+
+def _forward_recomputing_every_constant(m: models.TinyTransformer, tokens: torch.Tensor) -> torch.Tensor:
+    """The model's forward as it was before it kept its position constants:
+    every table, bias and mask recomputed from the library encodings, in
+    every layer."""
+    from book.attention import causal_mask
+
+    n = tokens.shape[1]
+    positions = torch.arange(n)
+    x = m.embed(tokens)
+    if m.position == "sinusoidal":
+        x = x + enc.sinusoidal_at(positions, m.d_model, dtype=x.dtype)
+    elif m.position == "learned":
+        x = x + m.pos(positions)
+    bias = m.position_bias(n)
+    for i, block in enumerate(m.blocks):
+        b, _, d = x.shape
+        q, k, v = block.qkv(block.ln1(x)).view(b, n, 3, m.n_heads, d // m.n_heads).permute(2, 0, 3, 1, 4)
+        if m.rope_layers[i]:
+            q, k = enc.apply_rope(torch.stack((q, k)), positions, freqs=m.rope_freqs) * m.rope_factor
+        if bias is None:
+            out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=m.causal)
+        else:
+            mask = bias + causal_mask(n).to(bias.dtype) if m.causal else bias
+            out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        x = x + block.proj(out.transpose(1, 2).reshape(b, n, d))
+        x = x + block.mlp(block.ln2(x))
+    return m.head(m.ln_f(x))
+
+
+def _logits_and_grads(m, forward, tokens):
+    m.zero_grad(set_to_none=True)
+    logits = forward(tokens)
+    (logits.square().mean()).backward()
+    return logits.detach(), [p.grad.clone() for p in m.parameters() if p.grad is not None]
+
+
+@pytest.mark.parametrize("scheme", models.SCHEMES)
+@pytest.mark.parametrize("causal", [True, False])
+def test_kept_position_constants_change_no_bit_of_the_output_or_the_gradients(scheme, causal):
+    """The forward pass keeps what depends on the length alone (RoPE's cos/sin,
+    the sinusoidal table, ALiBi's bias and mask, T5's buckets): logits and
+    every gradient equal, bit for bit, those of the forward that recomputes
+    them in every layer, at the first call, from the kept copies, and at a
+    second length."""
+    m = models.TinyTransformer(11, position=scheme, d_model=16, n_heads=2, n_layers=3, max_len=40, causal=causal)
+    for length in (17, 17, 9):
+        x = torch.randint(11, (3, length), generator=gen(length))
+        kept = _logits_and_grads(m, m, x)
+        fresh = _logits_and_grads(m, lambda t: _forward_recomputing_every_constant(m, t), x)
+        assert torch.equal(kept[0], fresh[0])
+        assert len(kept[1]) == len(fresh[1]) and all(torch.equal(a, b) for a, b in zip(kept[1], fresh[1]))
+    assert not any(k.startswith("_") for k in m.state_dict())
+
+
+def test_kept_rope_constants_follow_set_rope_scaling_and_are_really_used():
+    """After ``set_rope_scaling`` (frequencies and a factor) the output still equals
+    the recomputing forward; and the kept copies are what the forward reads:
+    spoiling one changes the output (so the equality above is not vacuous)."""
+    m = models.TinyTransformer(11, position="rope", d_model=16, n_heads=2, max_len=64)
+    x = torch.randint(11, (2, 20), generator=gen())
+    before = m(x)
+    m.set_rope_scaling(rule="YaRN", scale=4.0, original_max_len=8)
+    assert m.rope_factor != 1.0
+    assert torch.equal(m(x), _forward_recomputing_every_constant(m, x))
+    assert not torch.equal(m(x), before)
+    m.set_rope_scaling()
+    assert torch.equal(m(x), before)
+    cos, _ = next(v for k, v in m._constants.items() if k[0] == "rope")
+    cos.add_(0.5)  # spoil the kept cos
+    assert not torch.equal(m(x), before)
