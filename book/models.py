@@ -35,8 +35,14 @@ from torch.nn import functional as F
 
 from ._validate import check_choice, check_positive_int, check_positive_real
 from .attention import attention, causal_mask
-from .encodings import LearnedPositionalEmbedding, alibi_bias, apply_rope_cached, sinusoidal_at, t5_relative_bucket
-from .encodings.rope import _rope_angles
+from .encodings import (
+    LearnedPositionalEmbedding,
+    alibi_bias,
+    apply_rope_cached,
+    rope_cos_sin,
+    sinusoidal_at,
+    t5_relative_bucket,
+)
 from .tasks import Batch
 
 __all__ = [
@@ -480,10 +486,9 @@ class TinyTransformer(nn.Module):
     def _rope(self, n: int, dtype: torch.dtype, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         """RoPE's ``(cos, sin)`` at positions ``0 .. n-1`` for the head width, with the
         model's frequencies: what ``apply_rope`` computes on every call."""
-        angles = _rope_angles(
-            torch.arange(n, device=device), self.d_model // self.n_heads, base=10000.0, freqs=self.rope_freqs
+        return rope_cos_sin(
+            torch.arange(n, device=device), self.d_model // self.n_heads, dtype=dtype, freqs=self.rope_freqs
         )
-        return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
 
     def _check_tokens(self, tokens: torch.Tensor) -> torch.Tensor:
         if not isinstance(tokens, torch.Tensor) or tokens.is_floating_point() or tokens.dtype == torch.bool:

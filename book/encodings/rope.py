@@ -138,20 +138,25 @@ def rope_cos_sin(
     *,
     base: float = 10000.0,
     dtype: torch.dtype = torch.float32,
+    freqs: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A cos/sin cache for RoPE: ``cos(p w_i)`` and ``sin(p w_i)``, angles in float64.
 
     Compute it once for all positions up to the longest input, then pass
     rows of it to ``apply_rope_cached`` (as Hugging Face transformers and
     torchtune do). Returns two tensors of shape ``(*positions.shape, d/2)``.
+    ``freqs`` replaces the frequencies ``w_i``, as in ``apply_rope`` (a
+    scaling rule's, chapter 9).
 
     Raises:
-        TypeError: for non-numeric positions or a non-floating ``dtype``.
-        ValueError: for a non-finite position, or a bad ``d_model`` or ``base``.
+        TypeError: for non-numeric positions, a non-floating ``dtype`` or
+            ``freqs``.
+        ValueError: for a non-finite position, a bad ``d_model`` or ``base``,
+            or ``freqs`` not finite or not of shape ``(d/2,)``.
     """
     positions = _check_positions("positions", positions, allow_float=True)
     dtype = check_float_dtype("dtype", dtype)
-    angles = _rope_angles(positions, d_model, base=base, freqs=None)
+    angles = _rope_angles(positions, d_model, base=base, freqs=freqs)
     return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
 
 

@@ -171,6 +171,16 @@ def test_cached_rope_equals_reference(layout):
     )
 
 
+def test_cached_rope_with_other_frequencies_equals_reference():
+    # a scaling rule's frequencies (chapter 9's models cache them): the same bits as apply_rope
+    x = torch.randn(2, 3, 17, 32)
+    freqs = enc.frequencies(32) / torch.linspace(1.0, 4.0, 16, dtype=torch.float64)
+    cos, sin = enc.rope_cos_sin(torch.arange(17), 32, freqs=freqs)
+    assert torch.equal(enc.apply_rope_cached(x, cos, sin), enc.apply_rope(x, freqs=freqs))
+    plain, _ = enc.rope_cos_sin(torch.arange(17), 32)
+    assert not torch.equal(cos, plain)  # the frequencies were used
+
+
 def test_rotate_half_form_by_hand():
     x = torch.randn(5, 8, dtype=torch.float64)
     cos, sin = enc.rope_cos_sin(torch.arange(5), 8, dtype=torch.float64)
@@ -223,6 +233,12 @@ FAST_BAD_INPUTS = [
         "cos must be a tensor ending in d/2 = 4",
     ),
     (lambda: enc.rope_cos_sin(range(4), 8, dtype=torch.int32), TypeError, "dtype must be a floating-point"),
+    (lambda: enc.rope_cos_sin(range(4), 8, freqs=torch.ones(3)), ValueError, "freqs must have shape"),
+    (
+        lambda: enc.rope_cos_sin(range(4), 8, freqs=torch.ones(4, dtype=torch.int64)),
+        TypeError,
+        "freqs must be a floating",
+    ),
 ]
 
 
