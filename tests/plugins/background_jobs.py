@@ -325,6 +325,11 @@ def start_passes() -> dict[str, tuple[subprocess.Popen, Path]]:
                     "-q",
                     "-p",
                     "no:cacheprovider",
+                    # the installed plugins that notebooks never use (hypothesis: a second of import)
+                    "-p",
+                    "no:hypothesispytest",
+                    "-p",
+                    "no:anyio",
                     "--tb=short",
                     "--durations=25",
                     "notebooks",
