@@ -201,8 +201,8 @@ def _slowest_cells(nb, count: int = 3) -> list[list]:
 
 def execute_one(notebook: Path, kernel: str, venv: str) -> None:
     """Run one notebook with nbclient in the kernel ``kernel`` (its folder the kernel's current
-    one); write result.json, with the CPU seconds it took (this process's and the kernel's) and
-    its slowest cells."""
+    one); write result.json, with the CPU seconds it took (this process's and the kernel's), its
+    slowest cells and when each phase of each run ended."""
     import resource
 
     import nbformat
@@ -220,10 +220,27 @@ def execute_one(notebook: Path, kernel: str, venv: str) -> None:
     runs, timed_out = [], []
 
     def run(nb):
-        runs.append(nb)
-        NotebookClient(
-            nb, timeout=CELL_TIMEOUT, kernel_name=kernel, resources={"metadata": {"path": str(notebook.parent)}}
-        ).execute()
+        # When each phase ended, in seconds from the start: the kernel ready, the first cell
+        # started, the last cell done, the kernel shut down (where a stall happened, if any).
+        start, phases = time.monotonic(), {}
+        runs.append(phases)
+
+        def mark(name):
+            return lambda **_: phases.setdefault(name, round(time.monotonic() - start, 1))
+
+        try:
+            NotebookClient(
+                nb,
+                timeout=CELL_TIMEOUT,
+                kernel_name=kernel,
+                resources={"metadata": {"path": str(notebook.parent)}},
+                on_notebook_start=mark("kernel_ready"),
+                on_cell_start=mark("first_cell"),
+                on_notebook_complete=mark("last_cell_done"),
+            ).execute()
+        finally:
+            mark("kernel_shut_down")()
+            result["slowest_cells"] = _slowest_cells(nb)
 
     try:
         try:
@@ -236,14 +253,10 @@ def execute_one(notebook: Path, kernel: str, venv: str) -> None:
             timed_out.append(str(err)[-2000:])
             run(nb)
     except CellExecutionError as err:
-        result = {"ok": False, "ename": err.ename, "evalue": err.evalue, "traceback": str(err)[-4000:]}
+        result.update(ok=False, ename=err.ename, evalue=err.evalue, traceback=str(err)[-4000:])
     except Exception as err:
-        result = {"ok": False, "ename": type(err).__name__, "evalue": str(err), "traceback": traceback.format_exc()}
-    result.update(
-        cpu_seconds=round(cpu() - cpu_before, 1),
-        slowest_cells=_slowest_cells(runs[-1]) if runs else [],
-        timed_out_once=timed_out,
-    )
+        result.update(ok=False, ename=type(err).__name__, evalue=str(err), traceback=traceback.format_exc())
+    result.update(cpu_seconds=round(cpu() - cpu_before, 1), phases=runs, timed_out_once=timed_out)
     (notebook.parent / "result.json").write_text(json.dumps(result))
 
 
@@ -306,7 +319,8 @@ def job(folder: Path) -> int:
     for chapter, result in report["chapters"].items():
         print(
             f"{chapter}: {'ok' if result['ok'] else result['ename']} in {result['seconds']} s "
-            f"({result.get('cpu_seconds', '?')} CPU s; slowest cells {result.get('slowest_cells', [])})"
+            f"({result.get('cpu_seconds', '?')} CPU s; slowest cells {result.get('slowest_cells', [])}; "
+            f"phases {result.get('phases', [])})"
         )
         for message in result.get("timed_out_once", []):
             print(f"{chapter} timed out once, then ran again: {message}")
