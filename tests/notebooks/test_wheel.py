@@ -6,7 +6,8 @@ file run as a script) builds a wheel from a copy of the sources, installs it wit
 ``.venv``'s site-packages through a plain path line in a ``.pth`` file, so
 no network and no editable ``book``), writes the student copies with that
 environment's ``python -m book.classroom student`` and executes every one of
-them (``CHAPTERS``), each alone in an empty folder, in a kernel of that environment. A second
+them (``CHAPTERS``: every chapter in ``notebooks/``), each alone in an empty folder, in a kernel
+of that environment. A second
 wheel, built without ``book/results/*.json``, shows that the test can fail:
 chapter 11 must stop there with a ``FileNotFoundError`` naming
 ``book/results``. The job writes ``report.json``; the tests read it.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -28,27 +30,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Chapters 8 to 12 and one chapter of each other part: their student copies
-#: (solutions removed) must run from top to bottom. Every chapter's copy is also
-#: checked statically (tests/notebooks/test_student_copies.py: every name it reads is bound).
-CHAPTERS = [
-    "01_order_blind",
-    "03_rotation",
-    "07_relative",
-    "08_extrapolation",
-    "09_long_context",
-    "10_todays_models",
-    "11_numerics",
-    "12_serving_stack",
-]
+#: Every chapter in notebooks/ (a new chapter is covered as soon as it is there): its student
+#: copy (solutions removed) must run from top to bottom. Every copy is also checked statically
+#: (tests/notebooks/test_student_copies.py: every name it reads is bound).
+CHAPTERS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
+#: The chapters that train models, started first so that the workers finish together.
+LONGEST = ("08_extrapolation", "09_long_context", "05_learned")
 SABOTAGED_CHAPTER = "11_numerics"
 CELL_TIMEOUT = 600
 #: Notebooks executed at once by the job (each kernel has OMP_NUM_THREADS=1).
 WORKERS = int(os.environ.get("BOOK_WHEEL_WORKERS", "2"))
 
 # ---------------------------------------------------------------------------
-# The job: ``python tests/notebooks/test_wheel.py FOLDER`` (and, per notebook,
-# ``python tests/notebooks/test_wheel.py --execute NOTEBOOK KERNEL_NAME``).
+# The job: ``python tests/notebooks/test_wheel.py FOLDER`` (and, per worker, a
+# ``python tests/notebooks/test_wheel.py --serve`` that executes the notebooks it is given).
 # ---------------------------------------------------------------------------
 
 _CHECK_CELL = """\
@@ -134,53 +129,134 @@ def _wheel_venv(folder: Path, name: str, keep=lambda rel: True) -> tuple[Path, d
     return venv, facts
 
 
-def _execute(notebook: Path, kernel: str, venv: Path, folder: Path) -> dict:
-    """Execute ``notebook`` (alone in its folder) in a subprocess; what happened."""
-    start = time.monotonic()
-    env = _clean_env() | {"JUPYTER_PATH": str(folder / "jupyter")}
-    done = subprocess.run(
-        [sys.executable, __file__, "--execute", notebook, kernel, venv.resolve()],
-        cwd=notebook.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    try:
-        result = json.loads((notebook.parent / "result.json").read_text())
-    except FileNotFoundError:
-        result = {"ok": False, "ename": "JobError", "evalue": f"no result ({done.returncode})", "traceback": ""}
-    result.update(seconds=round(time.monotonic() - start, 1), log=(done.stdout + done.stderr)[-4000:])
-    return result
+class _Executor:
+    """A process (this file with ``--serve``) that executes notebooks one after another, each in a
+    fresh kernel: nbclient is imported once per worker, not once per chapter (about 2 CPU seconds
+    each). Its stderr, the kernels' included, goes to ``executor-N.log`` in the job's folder."""
+
+    def __init__(self, folder: Path, number: int) -> None:
+        self.folder, self.log, self.proc = folder, folder / f"executor-{number}.log", None
+
+    def run(self, notebook: Path, kernel: str, venv: Path) -> dict:
+        """Execute ``notebook`` (alone in its folder); what happened."""
+        start = time.monotonic()
+        if self.proc is None or self.proc.poll() is not None:  # not started, or it died
+            with self.log.open("a") as sink:
+                self.proc = subprocess.Popen(
+                    [sys.executable, __file__, "--serve"],
+                    cwd=self.folder,
+                    env=_clean_env() | {"JUPYTER_PATH": str(self.folder / "jupyter")},
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=sink,
+                    text=True,
+                )
+        offset = self.log.stat().st_size
+        try:
+            self.proc.stdin.write(json.dumps([str(notebook), kernel, str(venv.resolve())]) + "\n")
+            self.proc.stdin.flush()
+            self.proc.stdout.readline()  # "done", or nothing if the process died
+        except BrokenPipeError:
+            pass
+        try:
+            result = json.loads((notebook.parent / "result.json").read_text())
+        except FileNotFoundError:
+            result = {"ok": False, "ename": "JobError", "evalue": f"no result ({self.proc.poll()})", "traceback": ""}
+        with self.log.open(errors="replace") as text:
+            text.seek(offset)
+            result.update(seconds=round(time.monotonic() - start, 1), log=text.read()[-4000:])
+        return result
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+def serve() -> None:
+    """The ``--serve`` loop: for each line ``[notebook, kernel, venv]`` on stdin, ``execute_one``
+    with the notebook's folder as the current one, then ``done`` on stdout."""
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # what nbclient and the kernels print goes to the log, not into the protocol
+    for line in sys.stdin:
+        notebook, kernel, venv = json.loads(line)
+        os.chdir(Path(notebook).parent)
+        execute_one(Path(notebook), kernel, venv)
+        print("done", file=protocol, flush=True)
+
+
+def _slowest_cells(nb, count: int = 3) -> list[list]:
+    """The ``count`` slowest code cells of an executed notebook, as [index, seconds], slowest first
+    (from the timing nbclient records in each cell's metadata)."""
+    from datetime import datetime
+
+    took = []
+    for index, cell in enumerate(nb.cells):
+        timing = cell.get("metadata", {}).get("execution", {})
+        if "iopub.execute_input" in timing and "shell.execute_reply" in timing:
+            begin, end = (datetime.fromisoformat(timing[k]) for k in ("iopub.execute_input", "shell.execute_reply"))
+            took.append([index, round((end - begin).total_seconds(), 1)])
+    return sorted(took, key=lambda t: -t[1])[:count]
 
 
 def execute_one(notebook: Path, kernel: str, venv: str) -> None:
-    """Run one notebook with nbclient in the kernel ``kernel``, cwd its folder; write result.json."""
+    """Run one notebook with nbclient in the kernel ``kernel`` (its folder the kernel's current
+    one); write result.json, with the CPU seconds it took (this process's and the kernel's), its
+    slowest cells and when each phase of each run ended."""
+    import resource
+
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
+    def cpu() -> float:
+        used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+        return sum(u.ru_utime + u.ru_stime for u in used)
+
+    cpu_before = cpu()
     nb = nbformat.read(notebook, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(_CHECK_CELL.format(root=os.path.realpath(ROOT), venv=venv)))
-    result = {"ok": True}
+    result: dict = {"ok": True}
+    runs, timed_out = [], []
 
     def run(nb):
-        NotebookClient(
-            nb, timeout=CELL_TIMEOUT, kernel_name=kernel, resources={"metadata": {"path": str(notebook.parent)}}
-        ).execute()
+        # When each phase ended, in seconds from the start: the kernel ready, the first cell
+        # started, the last cell done, the kernel shut down (where a stall happened, if any).
+        start, phases = time.monotonic(), {}
+        runs.append(phases)
+
+        def mark(name):
+            return lambda **_: phases.setdefault(name, round(time.monotonic() - start, 1))
+
+        try:
+            NotebookClient(
+                nb,
+                timeout=CELL_TIMEOUT,
+                kernel_name=kernel,
+                resources={"metadata": {"path": str(notebook.parent)}},
+                on_notebook_start=mark("kernel_ready"),
+                on_cell_start=mark("first_cell"),
+                on_notebook_complete=mark("last_cell_done"),
+            ).execute()
+        finally:
+            mark("kernel_shut_down")()
+            result["slowest_cells"] = _slowest_cells(nb)
 
     try:
         try:
             run(nbformat.from_dict(nb))
-        except CellTimeoutError:
+        except CellTimeoutError as err:
             # On a loaded machine the client has, rarely, waited forever for the
             # reply of an idle kernel (seen with ipykernel 6 and 7; no cell of the
             # book takes a minute). Run once more; a cell that really hangs, or
-            # any error, still fails.
+            # any error, still fails. The report keeps which cell it was.
+            timed_out.append(str(err)[-2000:])
             run(nb)
     except CellExecutionError as err:
-        result = {"ok": False, "ename": err.ename, "evalue": err.evalue, "traceback": str(err)[-4000:]}
+        result.update(ok=False, ename=err.ename, evalue=err.evalue, traceback=str(err)[-4000:])
     except Exception as err:
-        result = {"ok": False, "ename": type(err).__name__, "evalue": str(err), "traceback": traceback.format_exc()}
+        result.update(ok=False, ename=type(err).__name__, evalue=str(err), traceback=traceback.format_exc())
+    result.update(cpu_seconds=round(cpu() - cpu_before, 1), phases=runs, timed_out_once=timed_out)
     (notebook.parent / "result.json").write_text(json.dumps(result))
 
 
@@ -214,19 +290,40 @@ def job(folder: Path) -> int:
             return Path(shutil.copy2(students / f"{chapter}.ipynb", alone))
 
         tasks = {("sabotage", SABOTAGED_CHAPTER): (place(SABOTAGED_CHAPTER, "sabotaged"), "sabotaged", bad_venv)}
-        # The longest (training) chapters first, so that two workers finish together.
-        for chapter in sorted(CHAPTERS, key=lambda c: c not in ("08_extrapolation", "09_long_context")):
+        # The longest (training) chapters first, so that the workers finish together.
+        for chapter in sorted(CHAPTERS, key=lambda c: LONGEST.index(c) if c in LONGEST else len(LONGEST)):
             tasks[("chapters", chapter)] = (place(chapter, "wheel"), "wheel", venv)
-        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            futures = {key: pool.submit(_execute, nb, kernel, v, folder) for key, (nb, kernel, v) in tasks.items()}
-            for (part, chapter), future in futures.items():
-                report[part][chapter] = future.result()
+        executors: queue.Queue[_Executor] = queue.Queue()
+        for number in range(WORKERS):
+            executors.put(_Executor(folder, number))
+
+        def execute(notebook: Path, kernel: str, venv: Path) -> dict:
+            executor = executors.get()
+            try:
+                return executor.run(notebook, kernel, venv)
+            finally:
+                executors.put(executor)
+
+        try:
+            with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+                futures = {key: pool.submit(execute, *task) for key, task in tasks.items()}
+                for (part, chapter), future in futures.items():
+                    report[part][chapter] = future.result()
+        finally:
+            while not executors.empty():
+                executors.get().close()
     except Exception:
         report["setup_error"] = traceback.format_exc()
     report["seconds"] = round(time.monotonic() - start, 1)
     (folder / "report.json").write_text(json.dumps(report, indent=1))
     for chapter, result in report["chapters"].items():
-        print(f"{chapter}: {'ok' if result['ok'] else result['ename']} in {result['seconds']} s")
+        print(
+            f"{chapter}: {'ok' if result['ok'] else result['ename']} in {result['seconds']} s "
+            f"({result.get('cpu_seconds', '?')} CPU s; slowest cells {result.get('slowest_cells', [])}; "
+            f"phases {result.get('phases', [])})"
+        )
+        for message in result.get("timed_out_once", []):
+            print(f"{chapter} timed out once, then ran again: {message}")
     print(f"wheel job: {report['seconds']} s with {WORKERS} workers")
     bad = report["sabotage"].get(SABOTAGED_CHAPTER, {})
     failed = "setup_error" in report or not all(r["ok"] for r in report["chapters"].values()) or bad.get("ok", True)
@@ -255,6 +352,12 @@ def test_book_is_imported_from_the_wheel(report):
 
 
 @pytest.mark.slow
+def test_every_chapter_in_the_notebooks_folder_ran_from_the_wheel(report):
+    assert len(CHAPTERS) >= 12, CHAPTERS  # the folder was read
+    assert sorted(report["chapters"]) == sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_student_copy_runs_from_the_wheel(report, chapter):
     result = report["chapters"][chapter]
@@ -276,7 +379,7 @@ def test_a_wheel_without_the_results_fails_the_numerics_chapter(report):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--execute":
-        execute_one(Path(sys.argv[2]), sys.argv[3], sys.argv[4])
+    if sys.argv[1] == "--serve":
+        serve()
     else:
         sys.exit(job(Path(sys.argv[1])))
