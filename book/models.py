@@ -69,8 +69,16 @@ STOP_WINDOW = 30
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 #: ``"rope_nope"``: every ``NOPE_INTERVAL``-th layer has no position encoding.
 NOPE_INTERVAL = 2
-#: How many input-length constants (RoPE's cos/sin, ALiBi's bias, ...) a model keeps at most.
+#: How many input-length constants (RoPE's cos/sin, ALiBi's bias, ...) a model keeps at most,
+#: and how many bytes they may hold together (ALiBi's bias and the masks grow with n^2).
 _MAX_CONSTANTS = 256
+_MAX_CONSTANT_BYTES = 64 * 2**20
+
+
+def _nbytes(value: Any) -> int:
+    """The bytes of a tensor, or of the tensors of a tuple (RoPE's cos and sin)."""
+    parts = value if isinstance(value, tuple) else (value,)
+    return sum(t.numel() * t.element_size() for t in parts if isinstance(t, torch.Tensor))
 
 
 def rope_layers(n_layers: int, interval: int = NOPE_INTERVAL) -> list[int]:
@@ -462,12 +470,20 @@ class TinyTransformer(nn.Module):
         pass that depend on the input length alone (and on the model's fixed
         settings, never on its weights), which every step recomputed
         identically. Kept in a plain dict (not the ``state_dict``), emptied
-        when it holds ``_MAX_CONSTANTS`` entries and by ``set_rope_scaling``."""
+        when it would hold more than ``_MAX_CONSTANTS`` entries or
+        ``_MAX_CONSTANT_BYTES`` bytes, and by ``set_rope_scaling``. Made outside
+        ``torch.inference_mode``, so that a constant first made there can still
+        be saved for a backward pass later."""
         value = self._constants.get(key)
         if value is None:
-            if len(self._constants) >= _MAX_CONSTANTS:
+            with torch.inference_mode(False):
+                value = make()
+            size = _nbytes(value)
+            held = sum(_nbytes(v) for v in self._constants.values())
+            if len(self._constants) >= _MAX_CONSTANTS or held + size > _MAX_CONSTANT_BYTES:
                 self._constants.clear()
-            value = self._constants[key] = make()
+            if size <= _MAX_CONSTANT_BYTES:
+                self._constants[key] = value
         return value
 
     def _sinusoidal(self, n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:

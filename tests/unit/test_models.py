@@ -355,3 +355,31 @@ def test_kept_rope_constants_follow_set_rope_scaling_and_are_really_used():
     cos, _ = next(v for k, v in m._constants.items() if k[0] == "rope")
     cos.add_(0.5)  # spoil the kept cos
     assert not torch.equal(m(x), before)
+
+
+@pytest.mark.parametrize("scheme", models.SCHEMES)
+def test_a_model_first_run_under_inference_mode_still_trains(scheme):
+    """Constants first made under ``torch.inference_mode`` are ordinary tensors,
+    so a later training step can save them for its backward pass."""
+    m = models.TinyTransformer(11, position=scheme, d_model=16, n_heads=2, max_len=40)
+    x = torch.randint(11, (2, 12), generator=gen())
+    with torch.inference_mode():
+        m(x)
+    m(x).square().mean().backward()
+    assert all(p.grad is not None for p in m.parameters() if p.requires_grad and p.grad is not None)
+    assert any(p.grad is not None for p in m.parameters())
+
+
+def test_kept_constants_stay_under_their_byte_limit(monkeypatch):
+    """ALiBi's bias and the masks grow with n^2: the kept constants are emptied
+    before they pass ``_MAX_CONSTANT_BYTES``, and the output is unchanged."""
+    monkeypatch.setattr(models, "_MAX_CONSTANT_BYTES", 200_000)
+    m = models.TinyTransformer(11, position="alibi", d_model=16, n_heads=2, max_len=400)
+    with torch.no_grad():
+        for n in (50, 100, 150, 200, 250, 300):
+            x = torch.randint(11, (1, n), generator=gen(n))
+            assert torch.equal(m(x), _forward_recomputing_every_constant(m, x))
+            assert sum(models._nbytes(v) for v in m._constants.values()) <= 200_000
+        big = torch.randint(11, (1, 400), generator=gen(400))
+        m(big)  # its bias alone is over the limit: computed, not kept
+        assert sum(models._nbytes(v) for v in m._constants.values()) <= 200_000
