@@ -15,6 +15,7 @@ from typing import Literal, Sequence
 import torch
 
 from .._validate import (
+    check_base,
     check_choice,
     check_even,
     check_float_dtype,
@@ -107,6 +108,7 @@ def _rope_angles(positions: torch.Tensor, d_model: int, *, base: float, freqs: t
         w = frequencies(d_model, base=base)
     else:
         d_model = check_even("d_model", d_model)
+        check_base(base)  # unused with freqs, but still a finite number > 1, as documented
         if not isinstance(freqs, torch.Tensor) or not freqs.is_floating_point():
             raise TypeError(f"freqs must be a floating tensor, got {getattr(freqs, 'dtype', type(freqs).__name__)}")
         if freqs.shape != (d_model // 2,):

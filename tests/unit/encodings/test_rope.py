@@ -521,3 +521,13 @@ BAD_INPUTS = [
 def test_bad_input_names_parameter_and_rule(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+@pytest.mark.parametrize("base", [-1.0, float("nan"), 1.0])
+def test_a_bad_base_is_refused_even_with_freqs(base):
+    """``base`` keeps its documented rule when ``freqs`` replaces the frequencies."""
+    freqs = enc.frequencies(8)
+    with pytest.raises(ValueError, match="base"):
+        enc.rope_cos_sin(torch.arange(4), 8, base=base, freqs=freqs)
+    with pytest.raises(ValueError, match="base"):
+        enc.apply_rope(torch.zeros(4, 8), base=base, freqs=freqs)
