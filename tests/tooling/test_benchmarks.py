@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -296,7 +297,14 @@ def test_experiment_speed_budgets_print_each_time_beside_its_budget(monkeypatch,
     assert "| 28.0 s | 35 s | 0.80x |" in out and "| --suite --task recall | 450.0 s | 600 s | 0.75x |" in out
     assert "| chapter 8's live rerun (6 models, 1,780 steps, one thread) | 21.0 s | 30 s | 0.70x |" in out
     assert calls[0][3:] == [*speed.BASELINE, "--benchmark", "--quiet"] and calls[1][3:] == ["--benchmark", "--quiet"]
-    assert calls[2][2] == speed.LIVE_RERUN and "experiments.train_model(config, s, 0)" in speed.LIVE_RERUN
+    assert calls[2][2] == speed.LIVE_RERUN
+    # LIVE_RERUN makes the calls of chapter 8's live-rerun cell, one for one
+    chapter = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text())
+    (cell,) = ["".join(c["source"]) for c in chapter["cells"] if "".join(c["source"]).startswith("# LIVE RERUN")]
+    for call in ("experiments.train_model(config, s, 0) for s in config.schemes", "experiments.evaluate("):
+        assert call in cell and call in speed.LIVE_RERUN, call
+    assert re.search(r"experiments\.evaluate\(\w+, config, 0\)", cell)
+    assert re.search(r"experiments\.evaluate\(\w+, config, 0\)", speed.LIVE_RERUN)
     assert calls[3][2:5] == ["book.experiments", "--suite", "--task"] and "--output" in calls[3]
 
 
