@@ -471,9 +471,14 @@ class TinyTransformer(nn.Module):
         settings, never on its weights), which every step recomputed
         identically. Kept in a plain dict (not the ``state_dict``), emptied
         when it would hold more than ``_MAX_CONSTANTS`` entries or
-        ``_MAX_CONSTANT_BYTES`` bytes, and by ``set_rope_scaling``. Made outside
+        ``_MAX_CONSTANT_BYTES`` bytes, and by ``set_rope_scaling``. The key
+        also holds the settings the constants are made from (``causal``, T5's
+        bucketing, RoPE's frequencies by value), so that assigning one of
+        these attributes directly, or changing ``rope_freqs`` in place, is
+        never answered from a stale copy. Made outside
         ``torch.inference_mode``, so that a constant first made there can still
         be saved for a backward pass later."""
+        key = (*key, self._settings())
         value = self._constants.get(key)
         if value is None:
             with torch.inference_mode(False):
@@ -485,6 +490,11 @@ class TinyTransformer(nn.Module):
             if size <= _MAX_CONSTANT_BYTES:
                 self._constants[key] = value
         return value
+
+    def _settings(self) -> tuple:
+        """The public settings the kept constants depend on, besides the input length."""
+        freqs = None if self.rope_freqs is None else tuple(self.rope_freqs.tolist())
+        return (self.causal, self.t5_buckets, self.t5_max_distance, freqs)
 
     def _sinusoidal(self, n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
         return sinusoidal_at(torch.arange(n, device=device), self.d_model, dtype=dtype)

@@ -357,6 +357,30 @@ def test_kept_rope_constants_follow_set_rope_scaling_and_are_really_used():
     assert not torch.equal(m(x), before)
 
 
+def test_kept_constants_follow_settings_assigned_directly():
+    """Assigning ``rope_freqs``, ``causal`` or T5's bucketing directly (not through
+    ``set_rope_scaling``), or changing ``rope_freqs`` in place, is never answered
+    from a copy kept for the old settings."""
+    x = torch.randint(11, (2, 20), generator=gen())
+    m = models.TinyTransformer(11, position="rope", d_model=16, n_heads=2, max_len=64)
+    before = m(x)
+    m.rope_freqs = enc.frequencies(8).to(torch.float64) / 4
+    assert torch.equal(m(x), _forward_recomputing_every_constant(m, x))
+    assert not torch.equal(m(x), before)
+    m.rope_freqs.mul_(0.5)  # in place: same tensor, new values
+    assert torch.equal(m(x), _forward_recomputing_every_constant(m, x))
+    m.rope_freqs = None
+    assert torch.equal(m(x), before)
+    m.causal = False
+    assert torch.equal(m(x), _forward_recomputing_every_constant(m, x))
+    assert not torch.equal(m(x), before)
+    t5 = models.TinyTransformer(11, position="t5", d_model=16, n_heads=2, max_len=64)
+    t5_before = t5(x)
+    t5.t5_max_distance = 17  # distances 16 to 19 fall in other buckets than with 128
+    assert torch.equal(t5(x), _forward_recomputing_every_constant(t5, x))
+    assert not torch.equal(t5(x), t5_before)
+
+
 @pytest.mark.parametrize("scheme", models.SCHEMES)
 def test_a_model_first_run_under_inference_mode_still_trains(scheme):
     """Constants first made under ``torch.inference_mode`` are ordinary tensors,
