@@ -243,10 +243,11 @@ def _stop(proc: subprocess.Popen) -> None:
     _kill_all()
 
 
-def run_suite(tree: Path, pytest_args: list[str], timeout: float = TIMEOUT) -> Timing:
+def run_suite(tree: Path, pytest_args: list[str], timeout: float = TIMEOUT, log_to: Path | None = None) -> Timing:
     """Run ``python -m pytest`` in ``tree``; its wall and CPU time and its counts.
     Processes of the suite still running 30 s after pytest ends are killed
-    (with a warning) and counted."""
+    (with a warning) and counted. With ``log_to``, pytest's output is also
+    written to that file."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryFile("w+") as log:  # a file, not a pipe: a leftover process cannot hold it open
         start = time.perf_counter()
@@ -269,6 +270,8 @@ def run_suite(tree: Path, pytest_args: list[str], timeout: float = TIMEOUT) -> T
         wall = time.perf_counter() - start
         log.seek(0)
         output = log.read()
+    if log_to is not None:
+        log_to.write_text(output)
     left = _reap(30.0)
     if left:
         print(f"warning: {left} processes of the suite in {tree} still ran 30 s after pytest; killed", file=sys.stderr)
@@ -298,6 +301,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tree-first", action="store_true", help="round 1 runs this tree first (later rounds still alternate)"
     )
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        metavar="DIR",
+        help="write each run's pytest output to DIR/<commit>-round-<r>.log (with -- --durations=0, to compare tests by name)",
+    )
     parser.add_argument("pytest_args", nargs="*", help="arguments for every suite's pytest, after --")
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -305,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline and len(set(args.baseline)) < len(args.baseline):
         parser.error("--baseline names the same commit twice")
     check_checkout()
+    if args.log_dir is not None:
+        args.log_dir.mkdir(parents=True, exist_ok=True)
     suites = [Suite(rev, resolve(rev), resolve(rev)[:7]) for rev in args.baseline or BASELINES]
     suites.append(this_tree())
     if suites[-1].note.endswith("changes"):
@@ -333,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
                 for s in order:  # a fresh copy for every run: no caches from an earlier round
                     tree = export(s.commit, Path(tmp) / f"suite-{suites.index(s)}-round-{r}")
                     check_imports_from(tree)
-                    t = run_suite(tree, args.pytest_args)
+                    log_to = args.log_dir / f"{s.note.split()[0]}-round-{r}.log" if args.log_dir else None
+                    t = run_suite(tree, args.pytest_args, log_to=log_to)
                     shutil.rmtree(tree, ignore_errors=True)
                     runs[s.label].append(t)
                     print(
