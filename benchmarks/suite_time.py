@@ -305,7 +305,8 @@ def main(argv: list[str] | None = None) -> int:
         "--log-dir",
         type=Path,
         metavar="DIR",
-        help="write each run's pytest output to DIR/<commit>-round-<r>.log (with -- --durations=0, to compare tests by name)",
+        help="write each run's pytest output to DIR/<commit>-round-<r>.log (this tree: this-tree-round-<r>.log); "
+        "with -- --durations=0, to compare the suites test by test",
     )
     parser.add_argument("pytest_args", nargs="*", help="arguments for every suite's pytest, after --")
     args = parser.parse_args(argv)
@@ -344,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
                 for s in order:  # a fresh copy for every run: no caches from an earlier round
                     tree = export(s.commit, Path(tmp) / f"suite-{suites.index(s)}-round-{r}")
                     check_imports_from(tree)
-                    log_to = args.log_dir / f"{s.note.split()[0]}-round-{r}.log" if args.log_dir else None
+                    name = "this-tree" if s.label == TREE else s.commit[:7]
+                    log_to = args.log_dir / f"{name}-round-{r}.log" if args.log_dir else None
                     t = run_suite(tree, args.pytest_args, log_to=log_to)
                     shutil.rmtree(tree, ignore_errors=True)
                     runs[s.label].append(t)

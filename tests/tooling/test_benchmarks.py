@@ -165,6 +165,8 @@ def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
         repo / "benchmarks" / "suite_time.py",
         "--baseline",
         "HEAD",
+        "--log-dir",
+        str(tmp_path / "logs"),
         "--",
         "--nbval",
         "--nbval-current-env",
@@ -186,6 +188,10 @@ def test_suite_time_script_runs_each_suite_on_its_own_code(tmp_path):
     printed = re.search(rf"this tree against HEAD \({head}\): (\d+)% of its wall time", out)
     assert printed, out
     assert abs(int(printed[1]) - 100 * wall["this tree"] / wall["HEAD"]) <= 1
+    # --log-dir: each run's pytest output, named by its commit and round
+    logs = {p.name: p.read_text() for p in (tmp_path / "logs").iterdir()}
+    assert set(logs) == {f"{head[:7]}-round-1.log", "this-tree-round-1.log"}, logs.keys()
+    assert "2 passed" in logs[f"{head[:7]}-round-1.log"] and "2 failed" in logs["this-tree-round-1.log"]
 
 
 def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsys):
@@ -205,7 +211,8 @@ def test_suite_time_script_alternates_the_order_of_the_suites(monkeypatch, capsy
     monkeypatch.setattr(script, "this_tree", lambda: script.Suite(script.TREE, "1" * 40, "1111111"))
     monkeypatch.setattr(script, "signal", SimpleNamespace(signal=lambda *args: None, SIGTERM=15, SIGHUP=1))
 
-    def fake_run(tree, args):
+    def fake_run(tree, args, log_to=None):
+        assert log_to is None  # no --log-dir
         suite, _, round_ = tree.name.partition("-round-")
         order.append(suite)
         assert round_ == str(1 + (len(order) - 1) // 2)  # a copy of its own, named by its round
