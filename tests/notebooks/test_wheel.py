@@ -25,6 +25,7 @@ import sys
 import sysconfig
 import time
 import traceback
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -208,7 +209,7 @@ def execute_one(notebook: Path, kernel: str, venv: str) -> None:
 
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     def cpu() -> float:
         used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
@@ -246,12 +247,14 @@ def execute_one(notebook: Path, kernel: str, venv: str) -> None:
     try:
         try:
             run(nbformat.from_dict(nb))
-        except CellTimeoutError as err:
+        except (CellTimeoutError, DeadKernelError) as err:
             # On a loaded machine the client has, rarely, waited forever for the
             # reply of an idle kernel (seen with ipykernel 6 and 7; no cell of the
-            # book takes a minute). Run once more; a cell that really hangs, or
-            # any error, still fails. The report keeps which cell it was.
-            timed_out.append(str(err)[-2000:])
+            # book takes a minute), or lost its kernel. Run once more in a new
+            # kernel, as scripts/execute_notebooks.py does; a cell that really
+            # hangs, or any error, still fails. The report keeps which cell it
+            # was, and the chapter's test warns about it.
+            timed_out.append(f"{type(err).__name__}: {str(err)[-2000:]}")
             run(nb)
     except CellExecutionError as err:
         result.update(ok=False, ename=err.ename, evalue=err.evalue, traceback=str(err)[-4000:])
@@ -371,6 +374,12 @@ def test_student_copy_runs_from_the_wheel(report, chapter):
         f"{result['traceback']}\n{result['log']}"
     )
     assert result["seconds"] < 1800
+    for message in result.get("timed_out_once", []):  # passed on the second run: say so in the summary
+        warnings.warn(
+            f"{chapter} ran twice: its first run stopped ({message[-500:]}); phases of each run "
+            f"(seconds from its start): {result.get('phases')}",
+            stacklevel=1,
+        )
 
 
 @pytest.mark.slow
