@@ -121,7 +121,7 @@ def close(got, want, path: str = "", tol: dict[str, float] | None = None) -> lis
         return [f"{path}: inf in different places"]
     finite = np.isfinite(w)
     scale = float(np.abs(w[finite]).max()) if finite.any() else 0.0
-    err = np.abs(g - w)[finite]
+    err = np.abs(g[finite] - w[finite])  # only where both are finite (inf - inf is NaN)
     bad = err > RTOL * np.maximum(np.abs(w[finite]), 1e-3 * scale) + tol.get(path, 0.0)
     return [f"{path}: {int(bad.sum())} of {bad.size} differ, worst {float(err.max()):.3g}"] if bad.any() else []
 

@@ -118,7 +118,7 @@ def test_the_annealed_models_come_from_their_command_and_config(monkeypatch, tas
 
     def recorded(*a, **k):
         loss = real(*a, **k)
-        seen.append(float(loss))
+        seen.append(loss.item())  # what train records: the step's loss as a Python float
         return loss
 
     def stop(step, _model):
