@@ -202,6 +202,19 @@ def test_chapter_usage_detection():
     assert imported_book_modules(code) == {"encodings", "plots", "tasks", "models"}
 
 
+@pytest.mark.parametrize("package", ["plots", "exercises"])
+def test_chapter_modules_are_listed_in_chapter_order(package):
+    """reference/plots.md and reference/exercises.md show every chapter's module, in chapter
+    order, before the modules the chapters share."""
+    text = (ROOT / "reference" / f"{package}.md").read_text()
+    listed = re.findall(rf"^\.\. automodule:: book\.{package}\.(ch\d\d_\w+)$", text, flags=re.M)
+    assert listed == sorted(p.stem for p in (ROOT / "book" / package).glob("ch[0-9][0-9]_*.py"))
+    headings = re.findall(r"^### (.+)$", text, flags=re.M)
+    chapters = [h for h in headings if h.startswith("Chapter ")]
+    assert headings[: len(chapters)] == chapters, f"a section comes between the chapters: {headings}"
+    assert [int(h.split()[1].rstrip(":")) for h in chapters] == [int(m[2:4]) for m in listed]
+
+
 # -- the vendored inventories ------------------------------------------------------------------
 
 INVENTORY_DIR = ROOT / "_ext" / "inventories"
