@@ -23,9 +23,9 @@ matplotlib.use("Agg")
 
 # One CPU thread per process, for this process and every process it starts
 # (the background jobs, nbval's kernels). The background jobs keep both cores
-# busy, and a process with two OpenMP threads then spins against them: a test
-# of least-squares fits took twice the CPU time with two threads as with one.
-# The chapters already compute with one thread (``book.setup``).
+# busy beside the tests, and a process with two OpenMP threads then spins
+# against them: its threads spend CPU time waiting for each other, time the
+# jobs need. The chapters already compute with one thread (``book.setup``).
 os.environ["OMP_NUM_THREADS"] = "1"
 
 pytest_plugins = ["tests.plugins.background_jobs"]

@@ -202,6 +202,37 @@ def test_chapter_usage_detection():
     assert imported_book_modules(code) == {"encodings", "plots", "tasks", "models"}
 
 
+def test_encodings_page_says_where_each_name_is_defined():
+    """reference/encodings.md has a section for each public module of ``book/encodings/``
+    that shows its docstring and names exactly the names of its ``__all__``."""
+    import book.encodings
+
+    text = (ROOT / "reference" / "encodings.md").read_text()
+    sections = re.split(r"^### ", text.split("\n## Where each name is defined\n", 1)[1], flags=re.M)[1:]
+    named = {}
+    for section in sections:
+        module = re.match(r"`(\w+)\.py`", section).group(1)
+        assert f".. automodule:: book.encodings.{module}\n   :no-members:\n   :no-index:\n" in section, module
+        named[module] = sorted(re.findall(r"\{py:obj\}`~book\.encodings\.(\w+)`", section))
+    public = [m.name for m in pkgutil.iter_modules(book.encodings.__path__) if not m.name.startswith("_")]
+    assert sorted(named) == sorted(public)
+    for module, names in named.items():
+        assert names == sorted(importlib.import_module(f"book.encodings.{module}").__all__), module
+
+
+@pytest.mark.parametrize("package", ["plots", "exercises"])
+def test_chapter_modules_are_listed_in_chapter_order(package):
+    """reference/plots.md and reference/exercises.md show every chapter's module, in chapter
+    order, before the modules the chapters share."""
+    text = (ROOT / "reference" / f"{package}.md").read_text()
+    listed = re.findall(rf"^\.\. automodule:: book\.{package}\.(ch\d\d_\w+)$", text, flags=re.M)
+    assert listed == sorted(p.stem for p in (ROOT / "book" / package).glob("ch[0-9][0-9]_*.py"))
+    headings = re.findall(r"^### (.+)$", text, flags=re.M)
+    chapters = [h for h in headings if h.startswith("Chapter ")]
+    assert headings[: len(chapters)] == chapters, f"a section comes between the chapters: {headings}"
+    assert [int(h.split()[1].rstrip(":")) for h in chapters] == [int(m[2:4]) for m in listed]
+
+
 # -- the vendored inventories ------------------------------------------------------------------
 
 INVENTORY_DIR = ROOT / "_ext" / "inventories"
