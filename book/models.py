@@ -389,7 +389,7 @@ class TinyTransformer(nn.Module):
             )
         attention_factor = check_positive_real("attention_factor", attention_factor)
         self.rope_freqs = None if freqs is None else freqs.detach().to(torch.float64)
-        self._constants.clear()  # RoPE's cos/sin change with the frequencies
+        self._constants.clear()  # free the copies made for the old frequencies (the key tells them apart)
         self.rope_factor = attention_factor
 
     def position_bias(self, seq_len: int) -> torch.Tensor | None:

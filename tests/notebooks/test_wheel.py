@@ -41,7 +41,7 @@ LONGEST = ("08_extrapolation", "09_long_context", "05_learned")
 SABOTAGED_CHAPTER = "11_numerics"
 #: Seconds a cell may give no reply before its chapter runs again in a new kernel. The slowest
 #: cell (chapter 8's live rerun) takes 15 s on a quiet 2-core machine; a kernel that stalls
-#: (the reply of an idle kernel lost, seen only under load) costs this long, once.
+#: (no reply though the kernel sits idle; seen only under load, cause not known) costs this long, once.
 CELL_TIMEOUT = 240
 #: Notebooks executed at once by the job (each kernel has OMP_NUM_THREADS=1).
 WORKERS = int(os.environ.get("BOOK_WHEEL_WORKERS", "2"))
